@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build, run the GPU and CPU tests (a skipped GPU test fails), run
+# each given sweep config, and leave logs and result files under $OUT (results in
+# $OUT/results/<experiment>/). Prints a short summary last.
+#   OUT=/tmp/out scripts/gpu_session.sh configs/foundation.json [more configs...]
+# Extra kbench run flags go in KBENCH_RUN_FLAGS; GPU_TEST_FILTER narrows the gtest run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:?set OUT to a folder for logs and results}
+mkdir -p "$OUT/results"
+build=build-gpu
+start=$(date +%s)
+
+{ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a &&
+  cmake --build $build; } >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; }
+echo "build: $(( $(date +%s) - start )) s"
+
+export KBENCH_REQUIRE_GPU=1
+ctest --test-dir $build -L 'gpu|cpu' --output-on-failure -j1 \
+  ${GPU_TEST_FILTER:+-R "$GPU_TEST_FILTER"} >"$OUT/tests.log" 2>&1
+tests_rc=$?
+grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Exception" "$OUT/tests.log" | head -30
+echo "tests: rc=$tests_rc after $(( $(date +%s) - start )) s"
+
+for cfg in "$@"; do
+  ./$build/kbench run --config "$cfg" --out "$OUT/results" ${KBENCH_RUN_FLAGS:-} \
+    >"$OUT/run-$(basename "$cfg" .json).log" 2>&1
+  echo "run $cfg: rc=$? after $(( $(date +%s) - start )) s"
+  grep -E "warn|error" "$OUT/run-$(basename "$cfg" .json).log" | head -10
+done
+for cfg in "$@"; do tail -n +1 "$OUT/run-$(basename "$cfg" .json).log" | grep -vE "^\[" | head -80; done

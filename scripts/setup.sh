@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what kbench needs to build on Debian or Ubuntu: the libraries from the
+# distribution's packages, and a CMake new enough to compile CUDA as C++20 (Debian 12's 3.25
+# is not) from PyPI when the system one is too old. The CUDA Toolkit (nvcc) must already be
+# installed; without a GPU, kbench still builds and its cpu tests run.
+set -euo pipefail
+
+need_apt=()
+for pkg in libcli11-dev nlohmann-json3-dev libspdlog-dev libeigen3-dev libgtest-dev libssl-dev ninja-build python3; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if ((${#need_apt[@]})); then
+  echo "setup: installing ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+cmake_ok() {
+  command -v cmake >/dev/null && python3 - "$(cmake --version | head -1 | awk '{print $3}')" <<'PY'
+import sys
+major, minor = (int(x) for x in sys.argv[1].split(".")[:2])
+sys.exit(0 if (major, minor) >= (3, 28) else 1)
+PY
+}
+if ! cmake_ok; then
+  echo "setup: installing CMake >= 3.28 from PyPI"
+  python3 -m pip install -q --upgrade "cmake>=3.28" 2>&1 | grep -v "Running pip as the 'root' user" || true
+  hash -r
+fi
+cmake_ok || { echo "setup: CMake >= 3.28 is still not on PATH" >&2; exit 1; }
+
+command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
+  { echo "setup: nvcc not found: install the CUDA Toolkit first" >&2; exit 1; }
+echo "setup: ok ($(cmake --version | head -1))"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up, builds with the CI preset (every CUDA file compiled for sm_90a, no GPU needed), and
+# runs the tests: the cpu label everywhere, plus the gpu label when a GPU is visible
+# (KBENCH_REQUIRE_GPU=1 turns a missing GPU into a failure), then `kbench verify`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+export PATH="/usr/local/cuda/bin:$PATH"
+cmake --preset ci
+cmake --build --preset ci
+labels=cpu
+if nvidia-smi -L >/dev/null 2>&1 || [ "${KBENCH_REQUIRE_GPU:-0}" = 1 ]; then labels='cpu|gpu'; fi
+ctest --preset ci -L "$labels"
+./build-ci/kbench verify

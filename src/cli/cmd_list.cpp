@@ -1,0 +1,29 @@
+// kbench list: ops, their variants, and the named experiments.
+#include <cstdio>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "registry/registry.hpp"
+
+namespace kbench {
+
+namespace {
+std::vector<std::string> g_argv;
+}
+
+const std::vector<std::string>& process_argv() { return g_argv; }
+void set_process_argv(int argc, char** argv) { g_argv.assign(argv, argv + argc); }
+
+void add_list_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("list", "List ops, variants and experiments");
+  sub->callback([] {
+    for (const Op& op : registry().ops()) {
+      std::printf("%s: %s\n", op.name.c_str(), op.summary.c_str());
+      for (const Variant* v : registry().variants(op.name))
+        std::printf("  %-14s %s%s\n", v->name.c_str(), v->baseline ? "[baseline] " : "", v->summary.c_str());
+    }
+    std::printf("\nexperiments: run (sweep), grid, fit, probe, spec (grid/fit/probe/spec: not built yet)\n");
+  });
+}
+
+}  // namespace kbench

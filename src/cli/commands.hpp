@@ -1,0 +1,23 @@
+// Each subcommand lives in its own cli/cmd_<name>.cpp and adds itself to the app here.
+// A command's callback throws UsageError for bad input; main turns that into one line on
+// stderr and exit status 2.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace kbench {
+
+// The process's command line, as main received it (recorded in every result).
+const std::vector<std::string>& process_argv();
+void set_process_argv(int argc, char** argv);
+
+void add_list_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_check_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_experiment_stubs(CLI::App& app);  // grid, fit, probe, spec until their issues land
+
+}  // namespace kbench

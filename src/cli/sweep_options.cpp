@@ -1,0 +1,69 @@
+#include "cli/sweep_options.hpp"
+
+#include <algorithm>
+
+#include "core/errors.hpp"
+#include "record/manifest.hpp"
+
+namespace kbench {
+
+std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
+  auto o = std::make_shared<SweepOptions>();
+  sub->add_option("--config", o->config, "Sweep config (JSON); default configs/quick.json");
+  sub->add_option("--op", o->ops, "Only these ops (repeatable)");
+  sub->add_option("--variant", o->variants, "Only these variants (repeatable)");
+  sub->add_option("--dtype", o->dtypes, "float32, float16, bfloat16 (repeatable)");
+  sub->add_option("--shape", o->shapes, "N, RxC or MxNxK; 2^k allowed (repeatable)");
+  sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)");
+  sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  if (!timing) return o;
+  sub->add_option("--cache", o->cache, "cold | warm | both");
+  sub->add_option("--timer", o->timer, "events | graph | both");
+  sub->add_option("--visits", o->visits, "Visits per case (randomized order)")->check(CLI::PositiveNumber);
+  sub->add_option("--samples", o->samples, "Samples per variant per visit")->check(CLI::PositiveNumber);
+  sub->add_option("--out", o->out, "Results root; the file goes to <out>/<experiment>/");
+  sub->add_flag("--no-roofline", o->no_roofline, "Do not add the copy roofline case");
+  return o;
+}
+
+SweepSettings resolve_sweep_settings(const SweepOptions& o) {
+  SweepSettings s;
+  std::string config = o.config;
+  if (config.empty() && o.ops.empty()) config = (source_root() / "configs" / "quick.json").string();
+  if (!config.empty()) s = load_sweep_config(config);
+
+  std::vector<DType> dtypes;
+  for (const auto& d : o.dtypes) dtypes.push_back(parse_dtype(d));
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const auto& sh : o.shapes) shapes.push_back(parse_shape(sh));
+
+  if (config.empty()) {  // cases from the flags alone
+    if (shapes.empty()) throw UsageError("--op without --config needs --shape");
+    for (const auto& op : o.ops)
+      s.cases.push_back(CaseSpec{op, dtypes.empty() ? std::vector<DType>(std::begin(kAllDTypes), std::end(kAllDTypes)) : dtypes,
+                                 shapes, o.variants});
+  } else {
+    std::vector<CaseSpec> kept;
+    for (auto c : s.cases) {
+      if (!o.ops.empty() && std::find(o.ops.begin(), o.ops.end(), c.op) == o.ops.end()) continue;
+      if (!dtypes.empty()) c.dtypes = dtypes;
+      if (!shapes.empty()) c.shapes = shapes;
+      if (!o.variants.empty()) c.variants = o.variants;
+      kept.push_back(std::move(c));
+    }
+    for (const auto& op : o.ops)
+      if (std::none_of(kept.begin(), kept.end(), [&](const CaseSpec& c) { return c.op == op; }))
+        throw UsageError("op '" + op + "' is not in config '" + config + "'");
+    s.cases = std::move(kept);
+  }
+  if (!o.cache.empty()) s.caches = parse_cache_modes(o.cache);
+  if (!o.timer.empty()) s.timers = parse_timers(o.timer);
+  if (o.visits > 0) s.visits = o.visits;
+  if (o.samples > 0) s.samples = o.samples;
+  if (o.seed >= 0) s.seed = static_cast<std::uint64_t>(o.seed);
+  s.device = o.device;
+  s.roofline = !o.no_roofline;
+  return s;
+}
+
+}  // namespace kbench

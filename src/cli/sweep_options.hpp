@@ -1,0 +1,32 @@
+// The case-selection options shared by `run` and `check`, and how they combine with a config:
+// --config gives the base (default: configs/quick.json, unless --op is given); --op, --variant
+// and --dtype narrow it; --shape replaces its shapes; the remaining flags override settings.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "experiments/sweep_config.hpp"
+
+namespace kbench {
+
+struct SweepOptions {
+  std::string config;
+  std::vector<std::string> ops, variants, dtypes, shapes;
+  std::string cache, timer;
+  int visits = 0, samples = 0, device = 0;
+  long long seed = -1;
+  bool no_roofline = false;
+  std::string out = "results";
+};
+
+// Adds the options to `sub`; timing=false leaves out the ones `check` has no use for.
+std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing);
+
+// Resolves options into settings (UsageError on bad input).
+SweepSettings resolve_sweep_settings(const SweepOptions& o);
+
+}  // namespace kbench

@@ -1,0 +1,52 @@
+// kbench: honest, repeatable experiments on CUDA kernels. This file only wires subcommands.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+
+int main(int argc, char** argv) {
+  kbench::set_process_argv(argc, argv);
+  CLI::App app{"kbench: honest, repeatable experiments on CUDA kernels"};
+  app.require_subcommand(1);
+  bool quiet = false;
+  int verbose = 0;
+  app.add_flag("-v,--verbose", verbose, "More log output (repeat for debug)");
+  app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
+  app.parse_complete_callback([&] {
+    spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
+    spdlog::set_level(quiet ? spdlog::level::warn
+                      : verbose >= 2 ? spdlog::level::trace
+                      : verbose == 1 ? spdlog::level::debug
+                                     : spdlog::level::info);
+  });
+
+  kbench::add_list_command(app);
+  kbench::add_run_command(app);
+  kbench::add_check_command(app);
+  kbench::add_verify_command(app);
+  kbench::add_report_command(app);
+  kbench::add_experiment_stubs(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0; real parse errors exit 2.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "kbench: error: %s\n", e.what());
+    return 2;
+  } catch (const kbench::UsageError& e) {
+    std::fprintf(stderr, "kbench: error: %s\n", e.what());
+    return 2;
+  } catch (const kbench::Failure& e) {
+    std::fprintf(stderr, "kbench: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kbench: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,73 @@
+#include "record/provenance.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <optional>
+
+namespace kbench {
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a git command in `root`; its stdout, or nothing if git is missing or fails.
+std::optional<std::string> git_output(const std::filesystem::path& root, const std::string& args) {
+  const std::string command =
+      "git -C " + shell_quote(root.string()) + " --no-optional-locks " + args + " 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return std::nullopt;
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return out;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace
+
+nlohmann::json provenance(const std::filesystem::path& root) {
+  nlohmann::json git = {{"commit", "unknown"}, {"dirty", false}, {"source", "none"}};
+  if (auto head = git_output(root, "rev-parse HEAD")) {
+    // results/ and archive/ are outputs, not sources: a new result must not make the tree dirty.
+    auto status =
+        git_output(root, "status --porcelain -- . ':(exclude)results' ':(exclude)archive'");
+    git = {
+        {"commit", trim(*head)}, {"dirty", !status || !trim(*status).empty()}, {"source", "git"}};
+  } else if (std::ifstream file(root / ".kbench-git-commit"); file) {
+    std::string line;
+    if (std::getline(file, line) && !trim(line).empty())
+      git = {{"commit", trim(line)}, {"dirty", false}, {"source", ".kbench-git-commit"}};
+  }
+  return {{"host", hostname()}, {"git", git}};
+}
+
+std::string iso8601_utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace kbench

@@ -1,0 +1,311 @@
+// JSON I/O for result schema v1. Reading validates every required field and names the first
+// one that is missing or mistyped; writing is atomic and never overwrites an earlier run.
+#include "record/result.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <random>
+
+#include "core/errors.hpp"
+
+namespace kbench {
+namespace {
+
+using nlohmann::json;
+
+// JSON has no NaN or infinity; nlohmann writes them as null, so null reads back as NaN
+// (a failed check can have max_err = NaN, and that must survive a round trip).
+double number_or_nan(const json& v) {
+  return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+}
+
+// Looks up obj[key] and checks its type; `where` names the object in the error ("record 3").
+class FieldReader {
+ public:
+  FieldReader(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
+
+  const json& require(const char* key, json::value_t type, const char* type_name) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end()) fail(key, "is missing");
+    if (it->type() != type) fail(key, std::string("must be ") + type_name);
+    return *it;
+  }
+  std::string string(const char* key) const {
+    return require(key, json::value_t::string, "a string").get<std::string>();
+  }
+  bool boolean(const char* key) const {
+    return require(key, json::value_t::boolean, "true or false").get<bool>();
+  }
+  double number(const char* key) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end()) fail(key, "is missing");
+    if (!it->is_number() && !it->is_null()) fail(key, "must be a number");
+    return number_or_nan(*it);
+  }
+  const json& object(const char* key) const {
+    return require(key, json::value_t::object, "an object");
+  }
+  const json& array(const char* key) const {
+    return require(key, json::value_t::array, "an array");
+  }
+  std::vector<double> numbers(const char* key) const {
+    std::vector<double> out;
+    for (const json& v : array(key)) {
+      if (!v.is_number() && !v.is_null()) fail(key, "must hold only numbers");
+      out.push_back(number_or_nan(v));
+    }
+    return out;
+  }
+  template <class Int>
+  std::vector<Int> integers(const char* key) const {
+    std::vector<Int> out;
+    for (const json& v : array(key)) {
+      if (!v.is_number_integer()) fail(key, "must hold only integers");
+      out.push_back(v.get<Int>());
+    }
+    return out;
+  }
+  // Optional fields keep the default of the struct when absent.
+  template <class T>
+  void optional(const char* key, T& out) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end()) return;
+    try {
+      out = it->get<T>();
+    } catch (const json::exception&) {
+      fail(key, "has the wrong type");
+    }
+  }
+  void optional_number(const char* key, double& out) const {
+    if (obj_.contains(key)) out = number(key);
+  }
+  FieldReader nested(const char* key) const { return {object(key), where_ + "." + key}; }
+
+  [[noreturn]] void fail(const char* key, const std::string& what) const {
+    throw UsageError(where_ + ": field '" + key + "' " + what);
+  }
+
+ private:
+  const json& obj_;
+  std::string where_;
+};
+
+// `index` names the record in errors, with its op and variant when those are readable.
+Record record_at(const json& j, const std::string& index) {
+  if (!j.is_object()) throw UsageError(index + " must be an object");
+  std::string where = index;
+  if (j.contains("op") && j["op"].is_string() && j.contains("variant") && j["variant"].is_string())
+    where += " (" + j["op"].get<std::string>() + "/" + j["variant"].get<std::string>() + ")";
+  FieldReader f(j, where);
+  Record r;
+  r.op = f.string("op");
+  r.variant = f.string("variant");
+  r.baseline = f.boolean("baseline");
+  r.dtype = f.string("dtype");
+  r.shape = f.integers<std::int64_t>("shape");
+  r.cache = f.string("cache");
+  r.timer = f.string("timer");
+  r.samples_us = f.numbers("samples_us");
+  r.median_us = f.number("median_us");
+  r.q1_us = f.number("q1_us");
+  r.q3_us = f.number("q3_us");
+  r.min_us = f.number("min_us");
+  r.bytes = f.number("bytes");
+  r.flops = f.number("flops");
+  r.gbps = f.number("gbps");
+  FieldReader check = f.nested("check");
+  r.check.passed = check.boolean("passed");
+  r.check.max_err = check.number("max_err");
+  r.check.tolerance = check.number("tolerance");
+  check.optional("detail", r.check.detail);
+
+  f.optional("timer_note", r.timer_note);
+  f.optional("launches_per_sample", r.launches_per_sample);
+  if (j.contains("sample_visits")) r.sample_visits = f.integers<int>("sample_visits");
+  f.optional_number("tflops", r.tflops);
+  f.optional_number("copy_fraction", r.copy_fraction);
+  return r;
+}
+
+}  // namespace
+
+json to_json(const Record& r) {
+  json check = {
+      {"passed", r.check.passed}, {"max_err", r.check.max_err}, {"tolerance", r.check.tolerance}};
+  if (!r.check.detail.empty()) check["detail"] = r.check.detail;
+  json j = {{"op", r.op},
+            {"variant", r.variant},
+            {"baseline", r.baseline},
+            {"dtype", r.dtype},
+            {"shape", r.shape},
+            {"cache", r.cache},
+            {"timer", r.timer},
+            {"timer_note", r.timer_note},
+            {"launches_per_sample", r.launches_per_sample},
+            {"samples_us", r.samples_us},
+            {"sample_visits", r.sample_visits},
+            {"median_us", r.median_us},
+            {"q1_us", r.q1_us},
+            {"q3_us", r.q3_us},
+            {"min_us", r.min_us},
+            {"bytes", r.bytes},
+            {"flops", r.flops},
+            {"gbps", r.gbps},
+            {"tflops", r.tflops},
+            {"copy_fraction", r.copy_fraction},
+            {"check", check}};
+  return j;
+}
+
+json to_json(const Result& r) {
+  json records = json::array();
+  for (const Record& rec : r.records) records.push_back(to_json(rec));
+  json j = {{"schema", r.schema},     {"experiment", r.experiment}, {"meta", r.meta},
+            {"device", r.device},     {"warmup", r.warmup},         {"load", r.load},
+            {"manifest", r.manifest}, {"records", records}};
+  if (!r.extra.empty()) j["extra"] = r.extra;
+  return j;
+}
+
+Record record_from_json(const json& j) { return record_at(j, "record"); }
+
+Result result_from_json(const json& j) {
+  if (!j.is_object()) throw UsageError("a result must be a JSON object");
+  FieldReader f(j, "result");
+  Result r;
+  r.schema = f.string("schema");
+  if (r.schema != kResultSchema)
+    f.fail("schema", "is '" + r.schema + "', expected '" + kResultSchema + "'");
+  r.experiment = f.string("experiment");
+  r.meta = f.object("meta");
+  r.device = f.object("device");
+  r.warmup = f.object("warmup");
+  r.load = f.object("load");
+  r.manifest = f.object("manifest");
+  if (j.contains("extra")) r.extra = f.object("extra");
+  const json& records = f.array("records");
+  for (std::size_t i = 0; i < records.size(); ++i)
+    r.records.push_back(record_at(records[i], "record " + std::to_string(i)));
+  return r;
+}
+
+Result read_result(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + file.string());
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw UsageError(file.string() + ": not valid JSON: " + e.what());
+  }
+  try {
+    return result_from_json(j);
+  } catch (const UsageError& e) {
+    throw UsageError(file.string() + ": " + e.what());
+  }
+}
+
+// --- writing --------------------------------------------------------------------------------
+
+namespace {
+
+std::string utc_stamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+std::string random_hex6() {
+  static std::mt19937 gen{std::random_device{}()};
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%06x", static_cast<unsigned>(gen() & 0xffffff));
+  return buf;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Writes all of `text` to a new file and forces it to disk, so that the rename below can
+// only ever publish a complete file.
+void write_and_sync(const std::filesystem::path& file, const std::string& text) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw UsageError("cannot create " + file.string() + ": " + errno_text());
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string why = errno_text();
+      ::close(fd);
+      throw UsageError("cannot write " + file.string() + ": " + why);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0)
+    throw UsageError("cannot write " + file.string() + ": " + errno_text());
+}
+
+// Publishes `from` as `to` unless `to` exists (then returns false). rename() would silently
+// replace an earlier run, so use RENAME_NOREPLACE, or link() where the filesystem lacks it.
+bool publish_without_overwrite(const std::filesystem::path& from, const std::filesystem::path& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (errno == EEXIST) return false;
+  if (errno != EINVAL && errno != ENOSYS)
+    throw UsageError("cannot rename " + from.string() + " to " + to.string() + ": " + errno_text());
+  if (::link(from.c_str(), to.c_str()) != 0) {
+    if (errno == EEXIST) return false;
+    throw UsageError("cannot link " + from.string() + " to " + to.string() + ": " + errno_text());
+  }
+  ::unlink(from.c_str());
+  return true;
+}
+
+void sync_directory(const std::filesystem::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // durability of the directory entry is best effort
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir) {
+  if (r.experiment.empty() || r.experiment.find_first_of("/\\") != std::string::npos)
+    throw UsageError("cannot name a result file after experiment '" + r.experiment + "'");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create directory " + dir.string() + ": " + ec.message());
+  const std::string text = to_json(r).dump(1) + "\n";
+
+  // The temporary name must not end in .json: a run killed mid-write leaves it behind, and
+  // tools (verify, report) read every *.json as a finished result.
+  const std::filesystem::path temp = dir / ("." + r.experiment + "-" + std::to_string(::getpid()) +
+                                            "-" + random_hex6() + ".partial");
+  try {
+    write_and_sync(temp, text);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      std::filesystem::path target =
+          dir / (r.experiment + "-" + utc_stamp() + "-" + random_hex6() + ".json");
+      if (publish_without_overwrite(temp, target)) {
+        sync_directory(dir);
+        return target;
+      }
+    }
+    throw UsageError("cannot find a free result name in " + dir.string());
+  } catch (...) {
+    std::filesystem::remove(temp, ec);
+    throw;
+  }
+}
+
+}  // namespace kbench

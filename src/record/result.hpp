@@ -1,0 +1,66 @@
+// Result schema v1: one JSON file per run (see docs/schema.md and DESIGN.md). Other tools
+// read these files, so field names here are a contract: add fields, never rename them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kbench {
+
+inline constexpr const char* kResultSchema = "kbench/result/v1";
+
+struct CheckInfo {
+  bool passed = false;
+  double max_err = 0;    // largest |out - ref| over all elements and outputs
+  double tolerance = 0;  // the allowed error at that element (atol + rtol * |ref|)
+  std::string detail;    // first failure, or empty
+};
+
+struct Record {
+  std::string op;
+  std::string variant;
+  bool baseline = false;
+  std::string dtype;                // "float32", "float16", "bfloat16"
+  std::vector<std::int64_t> shape;
+  std::string cache;                // "cold" | "warm"
+  std::string timer;                // "events" | "graph"
+  std::string timer_note;           // what the timer includes (launch overhead or not)
+  int launches_per_sample = 1;      // graph: launches replayed per sample (time is per launch)
+  std::vector<double> samples_us;   // every raw sample, in the order taken
+  std::vector<int> sample_visits;   // the visit each sample belongs to (pairs variants)
+  double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0;
+  double bytes = 0, flops = 0;
+  double gbps = 0;                  // bytes / median
+  double tflops = 0;                // flops / median
+  double copy_fraction = 0;         // gbps / the same run's copy gbps (same cache and timer); 0 if none
+  CheckInfo check;
+};
+
+struct Result {
+  std::string schema = kResultSchema;
+  std::string experiment;
+  nlohmann::json meta = nlohmann::json::object();      // argv, started, finished, host, git, seed, settings
+  nlohmann::json device = nlohmann::json::object();    // name, cc, sms, l2_bytes, driver, cuda_runtime, cublas
+  nlohmann::json warmup = nlohmann::json::object();    // ms, sm_clock_mhz
+  nlohmann::json load = nlohmann::json::object();      // before, after, warnings
+  nlohmann::json manifest = nlohmann::json::object();  // algorithm, files, measured
+  nlohmann::json extra = nlohmann::json::object();     // experiment-specific blocks (kept verbatim)
+  std::vector<Record> records;
+};
+
+nlohmann::json to_json(const Record& r);
+nlohmann::json to_json(const Result& r);
+// Both throw UsageError naming the file's first missing or mistyped field.
+Record record_from_json(const nlohmann::json& j);
+Result result_from_json(const nlohmann::json& j);
+
+Result read_result(const std::filesystem::path& file);
+// Writes <dir>/<experiment>-<UTC time>-<random>.json atomically (temporary file, flush,
+// rename), creating dir if needed; never overwrites. Returns the path written.
+std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir);
+
+}  // namespace kbench

@@ -1,0 +1,86 @@
+// The command line's bad-input contract: one line on stderr and exit status 2, and no GPU
+// needed to say so. Runs the real kbench binary.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "experiments/sweep_config.hpp"
+
+namespace kbench {
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string err;
+};
+
+Outcome run_kbench(const std::string& args) {
+  const std::string cmd = std::string(KBENCH_BINARY) + " " + args + " 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  Outcome o;
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) o.err += buf.data();
+  const int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+void expect_one_line_usage_error(const std::string& args, const std::string& needle) {
+  const Outcome o = run_kbench(args);
+  EXPECT_EQ(o.status, 2) << args << ": " << o.err;
+  EXPECT_NE(o.err.find(needle), std::string::npos) << args << ": " << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+}
+
+TEST(Cli, UnknownOp) { expect_one_line_usage_error("run --op softmaxx --shape 4x4", "unknown op 'softmaxx'"); }
+TEST(Cli, UnknownVariant) {
+  expect_one_line_usage_error("run --op add --variant nope --shape 8", "unknown variant 'nope'");
+}
+TEST(Cli, MalformedShape) { expect_one_line_usage_error("run --op add --shape 12xq", "malformed shape"); }
+TEST(Cli, WrongShapeRank) { expect_one_line_usage_error("check --op add --shape 4x4", "1-dimensional"); }
+TEST(Cli, UnreadableConfig) {
+  expect_one_line_usage_error("run --config /nonexistent/kbench.json", "cannot read config");
+}
+TEST(Cli, ConfigThatIsNotJson) {
+  const auto f = std::filesystem::temp_directory_path() / "kbench_bad_config.json";
+  FILE* out = std::fopen(f.c_str(), "w");
+  std::fputs("{ not json", out);
+  std::fclose(out);
+  expect_one_line_usage_error("run --config " + f.string(), "not valid JSON");
+}
+TEST(Cli, UnknownDtypeAndCacheMode) {
+  expect_one_line_usage_error("run --op add --shape 8 --dtype int8", "unknown dtype");
+  expect_one_line_usage_error("run --op add --shape 8 --cache tepid", "unknown cache mode");
+}
+TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
+TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("probe", "not built yet"); }
+
+TEST(Cli, HelpExitsZeroForEveryCommand) {
+  for (const char* cmd : {"", "list", "run", "check", "verify", "report", "grid", "fit", "probe", "spec"})
+    EXPECT_EQ(run_kbench(std::string(cmd) + " --help").status, 0) << cmd;
+}
+
+TEST(SweepConfig, ShapesParse) {
+  EXPECT_EQ(parse_shape("4096x4096"), (std::vector<std::int64_t>{4096, 4096}));
+  EXPECT_EQ(parse_shape("2^28"), (std::vector<std::int64_t>{std::int64_t{1} << 28}));
+  EXPECT_EQ(parse_shape("3x2^20"), (std::vector<std::int64_t>{3, 1 << 20}));
+  EXPECT_ANY_THROW(parse_shape("3^2"));
+  EXPECT_ANY_THROW(parse_shape("-4"));
+  EXPECT_ANY_THROW(parse_shape("1x2x3x4"));
+}
+
+TEST(SweepConfig, TheShippedConfigsLoad) {
+  for (const auto& e : std::filesystem::directory_iterator(std::string(KBENCH_SOURCE_DIR) + "/configs")) {
+    if (e.path().extension() != ".json") continue;
+    const SweepSettings s = load_sweep_config(e.path());
+    EXPECT_FALSE(s.cases.empty()) << e.path();
+    EXPECT_GE(s.visits * s.samples, 9) << e.path() << ": defaults must give at least 9 samples";
+  }
+}
+
+}  // namespace
+}  // namespace kbench

@@ -1,0 +1,167 @@
+// Result files: a round trip keeps every field, names never collide, errors name the field,
+// and a write never leaves anything but complete .json files behind.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "core/errors.hpp"
+#include "record/result.hpp"
+#include "record_temp_dir.hpp"
+
+namespace kbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+Record sample_record() {
+  Record r;
+  r.op = "softmax";
+  r.variant = "single_block";
+  r.baseline = false;
+  r.dtype = "float16";
+  r.shape = {4096, 4096};
+  r.cache = "cold";
+  r.timer = "graph";
+  r.timer_note = "per launch, launch overhead amortised";
+  r.launches_per_sample = 20;
+  r.samples_us = {10.5, 10.25, 11.0};
+  r.sample_visits = {0, 1, 2};
+  r.median_us = 10.5;
+  r.q1_us = 10.375;
+  r.q3_us = 10.75;
+  r.min_us = 10.25;
+  r.bytes = 67108864;
+  r.flops = 83886080;
+  r.gbps = 6391.3;
+  r.tflops = 7.99;
+  r.copy_fraction = 0.91;
+  r.check = {true, 0.0009765625, 0.001953125, ""};
+  return r;
+}
+
+Result sample_result() {
+  Result r;
+  r.experiment = "sweep";
+  r.meta = {{"argv", {"kbench", "run"}}, {"seed", 7}};
+  r.device = {{"name", "H200"}, {"sms", 132}};
+  r.warmup = {{"ms", 200}, {"sm_clock_mhz", 1980}};
+  r.load = {{"before", nlohmann::json::object()},
+            {"after", nlohmann::json::object()},
+            {"warnings", nlohmann::json::array()}};
+  r.manifest = {{"algorithm", "sha256"}, {"files", {{"src/main.cpp", "00"}}}};
+  r.extra = {{"row_plan", {{"chunk", 4096}}}};
+  r.records = {sample_record(), sample_record()};
+  r.records[1].variant = "cub";
+  r.records[1].baseline = true;
+  r.records[1].check = {false, std::nan(""), 0.5, "row 3 col 7: got nan"};
+  return r;
+}
+
+std::vector<fs::path> files_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& entry : fs::directory_iterator(dir)) out.push_back(entry.path());
+  return out;
+}
+
+TEST(ResultIo, RoundTripKeepsEveryField) {
+  test::TempDir dir;
+  const Result written = sample_result();
+  const fs::path file = write_result(written, dir.path() / "results" / "sweep");
+  const Result read = read_result(file);
+  EXPECT_EQ(to_json(read).dump(), to_json(written).dump());
+  ASSERT_EQ(read.records.size(), 2u);
+  EXPECT_EQ(read.records[0].shape, (std::vector<std::int64_t>{4096, 4096}));
+  EXPECT_EQ(read.records[0].sample_visits, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(read.records[0].launches_per_sample, 20);
+  EXPECT_EQ(read.extra, written.extra);
+  // NaN (a failed check) survives as null.
+  EXPECT_TRUE(std::isnan(read.records[1].check.max_err));
+  EXPECT_EQ(read.records[1].check.detail, "row 3 col 7: got nan");
+}
+
+TEST(ResultIo, EmptyExtraIsOmitted) {
+  Result r = sample_result();
+  r.extra = nlohmann::json::object();
+  EXPECT_FALSE(to_json(r).contains("extra"));
+}
+
+TEST(ResultIo, FileNameHasExperimentUtcTimeAndRandomPart) {
+  test::TempDir dir;
+  const fs::path file = write_result(sample_result(), dir.path());
+  EXPECT_TRUE(std::regex_match(file.filename().string(),
+                               std::regex(R"(sweep-\d{8}T\d{6}Z-[0-9a-f]{6}\.json)")))
+      << file;
+  EXPECT_EQ(file.parent_path(), dir.path());
+}
+
+TEST(ResultIo, WritesInTheSameSecondNeverOverwrite) {
+  test::TempDir dir;
+  std::set<fs::path> names;
+  for (int i = 0; i < 20; ++i) names.insert(write_result(sample_result(), dir.path()));
+  EXPECT_EQ(names.size(), 20u);
+  EXPECT_EQ(files_in(dir.path()).size(), 20u);  // and no temporary file is left behind
+}
+
+TEST(ResultIo, FailedWriteLeavesNoFile) {
+  test::TempDir dir;
+  Result bad = sample_result();
+  bad.experiment = "";
+  EXPECT_THROW(write_result(bad, dir.path()), UsageError);
+  // A file where the result folder should be: the write fails without creating anything.
+  dir.write("blocker", "x");
+  EXPECT_THROW(write_result(sample_result(), dir.path() / "blocker"), UsageError);
+  EXPECT_EQ(files_in(dir.path()).size(), 1u);
+}
+
+std::string error_of(const nlohmann::json& j) {
+  try {
+    result_from_json(j);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ResultIo, MissingOrMistypedFieldIsNamed) {
+  nlohmann::json j = to_json(sample_result());
+  j["records"][1].erase("median_us");
+  EXPECT_EQ(error_of(j), "record 1 (softmax/cub): field 'median_us' is missing");
+
+  j = to_json(sample_result());
+  j["records"][0]["check"].erase("tolerance");
+  EXPECT_EQ(error_of(j), "record 0 (softmax/single_block).check: field 'tolerance' is missing");
+
+  j = to_json(sample_result());
+  j["records"][0]["shape"] = {4096, "x"};
+  EXPECT_EQ(error_of(j), "record 0 (softmax/single_block): field 'shape' must hold only integers");
+
+  j = to_json(sample_result());
+  j.erase("manifest");
+  EXPECT_EQ(error_of(j), "result: field 'manifest' is missing");
+
+  j = to_json(sample_result());
+  j["schema"] = "kbench/result/v0";
+  EXPECT_NE(error_of(j).find("field 'schema' is 'kbench/result/v0'"), std::string::npos);
+
+  j = to_json(sample_result());
+  j["records"][0].erase("timer_note");  // optional: defaults
+  j["records"][0].erase("sample_visits");
+  EXPECT_EQ(error_of(j), "(no error)");
+}
+
+TEST(ResultIo, ReadErrorsNameTheFile) {
+  test::TempDir dir;
+  const fs::path broken = dir.write("broken.json", "{\"schema\": ");
+  try {
+    read_result(broken);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(broken.string()), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_result(dir.path() / "missing.json"), UsageError);
+}
+
+}  // namespace
+}  // namespace kbench

@@ -1,0 +1,77 @@
+// Device selection, the device block and the in-kernel clock, on a real GPU.
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "device/clock.hpp"
+#include "device/device_info.hpp"
+#include "device/warmup.hpp"
+#include "gpu_test.hpp"
+
+namespace kbench {
+namespace {
+
+TEST(Device, SelectsDeviceZeroAndRejectsOutOfRange) {
+  KB_REQUIRE_GPU();
+  EXPECT_EQ(select_device(0), 0);
+  int count = 0;
+  KB_CUDA(cudaGetDeviceCount(&count));
+  EXPECT_THROW(select_device(count), UsageError);
+  EXPECT_THROW(select_device(-1), UsageError);
+}
+
+TEST(Device, BlockDescribesTheGpu) {
+  KB_REQUIRE_GPU();
+  const auto block = device_block(select_device(0));
+  EXPECT_GT(block["sms"].get<int>(), 0);
+  EXPECT_GT(block["l2_bytes"].get<long long>(), 0);
+  EXPECT_GT(block["memory_bytes"].get<long long>(), 0);
+  EXPECT_EQ(block["uuid"].get<std::string>().rfind("GPU-", 0), 0u);
+  EXPECT_EQ(block["uuid"].get<std::string>().size(), 40u);
+  EXPECT_FALSE(block["cublas"].get<std::string>().empty());
+}
+
+TEST(Device, MeasuredSmClockIsPlausible) {
+  KB_REQUIRE_GPU();
+  select_device(0);
+  const double mhz = measure_sm_clock_mhz(nullptr);
+  EXPECT_GT(mhz, 100.0);
+  EXPECT_LT(mhz, 5000.0);
+}
+
+TEST(Device, BusyKernelRunsForRoughlyItsTime) {
+  KB_REQUIRE_GPU();
+  select_device(0);
+  int sms = 0;
+  KB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  launch_busy(nullptr, sms, 1.0);  // module load (lazy loading) stays out of the timing
+  KB_CUDA(cudaDeviceSynchronize());
+  cudaEvent_t start, stop;
+  KB_CUDA(cudaEventCreate(&start));
+  KB_CUDA(cudaEventCreate(&stop));
+  KB_CUDA(cudaEventRecord(start, nullptr));
+  launch_busy(nullptr, sms, 20.0);
+  KB_CUDA(cudaEventRecord(stop, nullptr));
+  KB_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  KB_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  KB_CUDA(cudaEventDestroy(start));
+  KB_CUDA(cudaEventDestroy(stop));
+  EXPECT_GT(ms, 19.0f);
+  EXPECT_LT(ms, 40.0f);
+}
+
+TEST(Device, WarmUpLastsAtLeastTheMinimum) {
+  KB_REQUIRE_GPU();
+  select_device(0);
+  const WarmupResult r = warm_up_gpu(nullptr, 100, 2000);
+  EXPECT_GE(r.ms, 100.0);
+  EXPECT_LE(r.ms, 2000.0 + 200.0);  // one burst may overrun max_ms
+  ASSERT_FALSE(r.clock_trace_mhz.empty());
+  EXPECT_EQ(r.sm_clock_mhz, r.clock_trace_mhz.back());
+  EXPECT_GT(r.sm_clock_mhz, 100.0);
+  const auto j = to_json(r);
+  EXPECT_EQ(j["clock_trace_mhz"].size(), r.clock_trace_mhz.size());
+}
+
+}  // namespace
+}  // namespace kbench
