@@ -1,10 +1,74 @@
-// Placeholder until `kbench report` lands (issue 4).
+// kbench report FILE... [--out FILE.md] [--cache cold|warm|all] [--timer events|graph|all]
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
+#include "report/report.hpp"
 
 namespace kbench {
-void add_report_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("report", "Side-by-side tables of result files (not built yet)");
-  sub->callback([] { throw UsageError("report is not built yet"); });
+namespace {
+
+struct ReportOptions {
+  std::vector<std::string> files;
+  std::string out;
+  ReportFilter filter;
+};
+
+// Temporary file beside the target, then rename: a reader never sees half a report, and a
+// failed run leaves the previous report in place.
+void write_atomically(const std::filesystem::path& target, const std::string& text) {
+  std::filesystem::path temp = target;
+  temp += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      throw UsageError("cannot write " + target.string());
+    }
+  }
+  std::error_code err;
+  std::filesystem::rename(temp, target, err);
+  if (err) {
+    std::filesystem::remove(temp, err);
+    throw UsageError("cannot write " + target.string() + ": " + err.message());
+  }
 }
+
+void run_report(const ReportOptions& options) {
+  std::vector<ReportInput> inputs;
+  for (const auto& file : options.files) inputs.push_back({file, read_result(file)});
+  const std::string markdown = build_report(inputs, options.filter);
+  if (options.out.empty()) {
+    std::cout << markdown;
+  } else {
+    write_atomically(options.out, markdown);
+  }
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto options = std::make_shared<ReportOptions>();
+  auto* sub = app.add_subcommand(
+      "report", "Markdown tables setting result files of one device side by side (kbench and "
+                "PyTorch runs), with speed-ups over each baseline");
+  sub->add_option("files", options->files, "Result files (schema v1)")->required();
+  sub->add_option("--out", options->out, "Write the markdown to this file instead of stdout");
+  sub->add_option("--cache", options->filter.cache, "Show only this cache mode")
+      ->check(CLI::IsMember({"cold", "warm", "all"}));
+  sub->add_option("--timer", options->filter.timer, "Show only this timer")
+      ->check(CLI::IsMember({"events", "graph", "all"}));
+  sub->callback([options] { run_report(*options); });
+}
+
 }  // namespace kbench

@@ -1,0 +1,229 @@
+#include "report/report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "core/errors.hpp"
+#include "registry/registry.hpp"
+
+namespace kbench {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kMissing = "—";
+
+std::string format(const char* pattern, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, pattern, value);
+  return buf;
+}
+
+// Three significant figures or so, whatever the magnitude: 3.21, 45.6, 789, 12345.
+std::string format_us(double us) {
+  if (!std::isfinite(us)) return kMissing;
+  return format(us < 10 ? "%.2f" : us < 1000 ? "%.1f" : "%.0f", us);
+}
+
+std::string json_string(const json& obj, const char* key) {
+  if (!obj.is_object()) return "";
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// Rows sort by size, then dtype in the usual order, then cold before warm, events before graph.
+int dtype_rank(const std::string& dtype) {
+  if (dtype == "float32") return 0;
+  if (dtype == "float16") return 1;
+  if (dtype == "bfloat16") return 2;
+  return 3;
+}
+
+struct RowKey {
+  std::vector<std::int64_t> shape;
+  std::string dtype, cache, timer;
+};
+
+bool operator<(const RowKey& a, const RowKey& b) {
+  auto elements = [](const RowKey& k) {
+    return std::accumulate(k.shape.begin(), k.shape.end(), std::int64_t{1}, std::multiplies<>());
+  };
+  return std::make_tuple(elements(a), a.shape, dtype_rank(a.dtype), a.dtype, a.cache, a.timer) <
+         std::make_tuple(elements(b), b.shape, dtype_rank(b.dtype), b.dtype, b.cache, b.timer);
+}
+
+std::string cell_text(const Record& r) {
+  std::string text = format_us(r.median_us) + " us, ";
+  text += r.flops > 0 ? format("%.1f", r.tflops > 0 ? r.tflops : r.flops / r.median_us / 1e6) +
+                            " TFLOP/s"
+                      : format("%.0f", r.gbps > 0 ? r.gbps : r.bytes / r.median_us / 1e3) +
+                            " GB/s";
+  if (!r.check.passed) text += " (check failed)";
+  return text;
+}
+
+std::string table_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const auto& c : cells) line += " " + c + " |";
+  return line + "\n";
+}
+
+std::string device_summary(const json& device) {
+  std::string text = json_string(device, "name");
+  std::vector<std::string> details;
+  if (auto cc = json_string(device, "cc"); !cc.empty()) details.push_back("cc " + cc);
+  if (auto sms = json_string(device, "sms"); !sms.empty()) details.push_back(sms + " SMs");
+  if (device.contains("l2_bytes") && device["l2_bytes"].is_number())
+    details.push_back("L2 " + format("%.0f", device["l2_bytes"].get<double>() / (1 << 20)) +
+                      " MiB");
+  if (auto uuid = json_string(device, "uuid"); !uuid.empty()) details.push_back(uuid);
+  std::string driver = json_string(device, "driver_version");
+  if (driver.empty()) driver = json_string(device, "driver");
+  if (!driver.empty()) details.push_back("driver " + driver);
+  for (std::size_t i = 0; i < details.size(); ++i) text += (i ? ", " : " (") + details[i];
+  return details.empty() ? text : text + ")";
+}
+
+std::string git_summary(const json& meta) {
+  const json git = meta.is_object() ? meta.value("git", json::object()) : json::object();
+  std::string commit = json_string(git, "commit");
+  if (commit.empty()) return kMissing;
+  if (commit.size() > 12) commit.resize(12);
+  return git.value("dirty", false) ? commit + " (dirty)" : commit;
+}
+
+}  // namespace
+
+bool ReportFilter::keeps(const Record& r) const {
+  return (cache == "all" || r.cache == cache) && (timer == "all" || r.timer == timer);
+}
+
+void require_same_device(const std::vector<ReportInput>& inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (std::size_t j = i + 1; j < inputs.size(); ++j) {
+      const json& a = inputs[i].result.device;
+      const json& b = inputs[j].result.device;
+      const std::string uuid_a = json_string(a, "uuid"), uuid_b = json_string(b, "uuid");
+      const bool by_uuid = !uuid_a.empty() && !uuid_b.empty();
+      const bool same = by_uuid ? uuid_a == uuid_b : json_string(a, "name") == json_string(b, "name");
+      if (!same)
+        throw UsageError("refusing to compare " + inputs[i].path + " and " + inputs[j].path +
+                         ": they were measured on different devices (" +
+                         (by_uuid ? uuid_a + " vs " + uuid_b
+                                  : "'" + json_string(a, "name") + "' vs '" +
+                                        json_string(b, "name") + "'") +
+                         ")");
+    }
+  }
+}
+
+std::string op_table(const std::string& op, const std::vector<Record>& records) {
+  // cells[row][variant]; a later record of the same cell replaces an earlier one.
+  std::map<RowKey, std::map<std::string, const Record*>> cells;
+  std::set<std::string> own_variants, baselines;
+  int replaced = 0;
+  for (const Record& r : records) {
+    if (r.op != op) continue;
+    (r.baseline ? baselines : own_variants).insert(r.variant);
+    const Record*& slot = cells[RowKey{r.shape, r.dtype, r.cache, r.timer}][r.variant];
+    if (slot) ++replaced;
+    slot = &r;
+  }
+
+  std::vector<std::string> header = {"shape", "dtype", "cache", "timer"};
+  for (const auto& v : own_variants) header.push_back(v);
+  for (const auto& v : baselines) header.push_back(v);
+  header.push_back("best");
+  for (const auto& b : baselines) header.push_back("best vs " + b);
+  header.push_back("best / copy");
+
+  std::string out = "## " + op + "\n\n" + table_row(header);
+  out += table_row(std::vector<std::string>(header.size(), "---"));
+  for (const auto& [key, variants] : cells) {
+    std::vector<std::string> row = {shape_string(key.shape), key.dtype, key.cache, key.timer};
+    auto cell = [&](const std::string& v) -> const Record* {
+      auto it = variants.find(v);
+      return it == variants.end() ? nullptr : it->second;
+    };
+    for (const auto& v : own_variants) row.push_back(cell(v) ? cell_text(*cell(v)) : kMissing);
+    for (const auto& v : baselines) row.push_back(cell(v) ? cell_text(*cell(v)) : kMissing);
+
+    // The best of kbench's own variants; one that failed its check can't be best.
+    const Record* best = nullptr;
+    for (const auto& v : own_variants) {
+      const Record* r = cell(v);
+      if (r && r->check.passed && std::isfinite(r->median_us) && r->median_us > 0 &&
+          (!best || r->median_us < best->median_us))
+        best = r;
+    }
+    row.push_back(best ? best->variant : kMissing);
+    for (const auto& b : baselines) {
+      const Record* base = cell(b);
+      row.push_back(best && base && std::isfinite(base->median_us)
+                        ? format("%.2f", base->median_us / best->median_us) + "x"
+                        : kMissing);
+    }
+    row.push_back(best && best->copy_fraction > 0
+                      ? format("%.0f", 100 * best->copy_fraction) + "%"
+                      : kMissing);
+    out += table_row(row);
+  }
+  if (replaced > 0) {
+    out += "\n";
+    out += std::to_string(replaced);
+    out += " cell(s) were measured in more than one file; the later file's is shown.\n";
+  }
+  return out + "\n";
+}
+
+std::string build_report(const std::vector<ReportInput>& inputs, const ReportFilter& filter) {
+  require_same_device(inputs);
+
+  std::string out = "# kbench report\n\n";
+  if (!inputs.empty()) out += "Device: " + device_summary(inputs.front().result.device) + "\n\n";
+  out += "Shown: cache " + filter.cache + ", timer " + filter.timer +
+         ". Cells: median in microseconds, then GB/s (TFLOP/s for ops that count flops). "
+         "\"best vs X\" is X's median over the best kbench variant's median: above 1 means "
+         "kbench is faster. \"best / copy\" is the best variant's fraction of the copy "
+         "bandwidth measured in the same run. \"" +
+         std::string(kMissing) + "\": not measured.\n\n";
+
+  out += table_row({"file", "experiment", "tool", "started", "finished", "git", "records"});
+  out += table_row(std::vector<std::string>(7, "---"));
+  for (const auto& in : inputs) {
+    std::string tool = json_string(in.result.meta, "tool");
+    out += table_row({in.path, in.result.experiment, tool.empty() ? "kbench" : tool,
+                      json_string(in.result.meta, "started"),
+                      json_string(in.result.meta, "finished"), git_summary(in.result.meta),
+                      std::to_string(in.result.records.size())});
+  }
+
+  std::string warnings;
+  for (const auto& in : inputs) {
+    const json& load = in.result.load;
+    if (!load.is_object() || !load.contains("warnings") || !load["warnings"].is_array()) continue;
+    for (const auto& w : load["warnings"])
+      warnings += "- " + in.path + ": " + (w.is_string() ? w.get<std::string>() : w.dump()) + "\n";
+  }
+  out += "\nLoad warnings: " + (warnings.empty() ? std::string("none\n") : "\n\n" + warnings);
+  out += "\n";
+
+  std::vector<Record> shown;
+  for (const auto& in : inputs)
+    for (const auto& r : in.result.records)
+      if (filter.keeps(r)) shown.push_back(r);
+  if (shown.empty()) return out + "No records match the filters.\n";
+
+  std::set<std::string> ops;
+  for (const auto& r : shown) ops.insert(r.op);
+  if (ops.erase("copy")) out += op_table("copy", shown);
+  for (const auto& op : ops) out += op_table(op, shown);
+  return out;
+}
+
+}  // namespace kbench

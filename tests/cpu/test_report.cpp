@@ -1,0 +1,287 @@
+// kbench report: the tables' ratios and missing cells, the refusal to mix devices, and the
+// command line (exit status, one-line errors, --out) on the fixture files in tests/data/report.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "record/result.hpp"
+#include "report/report.hpp"
+
+namespace kbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kFixtures = fs::path(KBENCH_TEST_DATA) / "report";
+
+Record make_record(const std::string& variant, bool baseline, std::vector<std::int64_t> shape,
+                   double median_us, double copy_fraction = 0) {
+  Record r;
+  r.op = "softmax";
+  r.variant = variant;
+  r.baseline = baseline;
+  r.dtype = "float16";
+  r.shape = std::move(shape);
+  r.cache = "cold";
+  r.timer = "events";
+  r.samples_us = {median_us};
+  r.median_us = r.q1_us = r.q3_us = r.min_us = median_us;
+  r.bytes = 4.0 * 4096 * 4096;
+  r.gbps = r.bytes / median_us / 1e3;
+  r.copy_fraction = copy_fraction;
+  r.check.passed = true;
+  return r;
+}
+
+std::vector<std::string> split_row(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line.substr(1));  // past the leading '|'
+  std::string cell;
+  while (std::getline(ss, cell, '|')) {
+    const auto first = cell.find_first_not_of(' ');
+    const auto last = cell.find_last_not_of(' ');
+    cells.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+  }
+  return cells;
+}
+
+// The cell in the column named `column` of the first table row that starts with `row_start`.
+std::string cell_at(const std::string& table, const std::string& row_start,
+                    const std::string& column) {
+  std::stringstream ss(table);
+  std::string line;
+  std::vector<std::string> header;
+  while (std::getline(ss, line)) {
+    if (line.rfind("| shape |", 0) == 0) header = split_row(line);
+    if (line.rfind("| " + row_start + " |", 0) != 0) continue;
+    const auto cells = split_row(line);
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
+      if (header[i] == column) return cells[i];
+    return "<no column " + column + ">";
+  }
+  return "<no row " + row_start + ">";
+}
+
+TEST(ReportTable, RatioIsBaselineMedianOverBestKbenchMedian) {
+  const std::vector<Record> records = {
+      make_record("single_block", false, {4096, 4096}, 20, 0.8),
+      make_record("looped", false, {4096, 4096}, 25, 0.64),
+      make_record("eager", true, {4096, 4096}, 50),
+      make_record("torch.eager", true, {4096, 4096}, 40),
+  };
+  const std::string table = op_table("softmax", records);
+  EXPECT_EQ(cell_at(table, "4096x4096", "best"), "single_block") << table;
+  EXPECT_EQ(cell_at(table, "4096x4096", "best vs eager"), "2.50x") << table;
+  EXPECT_EQ(cell_at(table, "4096x4096", "best vs torch.eager"), "2.00x") << table;
+  EXPECT_EQ(cell_at(table, "4096x4096", "best / copy"), "80%") << table;
+  EXPECT_EQ(cell_at(table, "4096x4096", "looped"), "25.0 us, 2684 GB/s") << table;
+}
+
+TEST(ReportTable, MissingCellShowsDash) {
+  const std::vector<Record> records = {
+      make_record("looped", false, {4096, 4096}, 20),
+      make_record("torch.eager", true, {4096, 4096}, 40),
+      make_record("looped", false, {4, 32769}, 10),
+  };
+  const std::string table = op_table("softmax", records);
+  EXPECT_EQ(cell_at(table, "4x32769", "torch.eager"), "—") << table;
+  EXPECT_EQ(cell_at(table, "4x32769", "best vs torch.eager"), "—") << table;
+  EXPECT_EQ(cell_at(table, "4x32769", "best / copy"), "—") << table;
+  EXPECT_EQ(cell_at(table, "4x32769", "best"), "looped") << table;
+}
+
+TEST(ReportTable, FailedCheckIsNeverBest) {
+  std::vector<Record> records = {
+      make_record("fast_but_wrong", false, {4096, 4096}, 5),
+      make_record("looped", false, {4096, 4096}, 20),
+      make_record("torch.eager", true, {4096, 4096}, 40),
+  };
+  records[0].check.passed = false;
+  const std::string table = op_table("softmax", records);
+  EXPECT_EQ(cell_at(table, "4096x4096", "best"), "looped") << table;
+  EXPECT_EQ(cell_at(table, "4096x4096", "best vs torch.eager"), "2.00x") << table;
+  EXPECT_NE(cell_at(table, "4096x4096", "fast_but_wrong").find("check failed"), std::string::npos);
+}
+
+TEST(ReportTable, OnlyBaselinesGiveNoBest) {
+  const std::string table = op_table("softmax", {make_record("torch.eager", true, {64, 64}, 3)});
+  EXPECT_EQ(cell_at(table, "64x64", "best"), "—") << table;
+  EXPECT_EQ(cell_at(table, "64x64", "best vs torch.eager"), "—") << table;
+}
+
+TEST(ReportTable, GemmCellsShowTflops) {
+  Record r = make_record("tiled", false, {1024, 1024, 1024}, 10);
+  r.op = "gemm";
+  r.flops = 2.0 * 1024 * 1024 * 1024;
+  r.tflops = r.flops / r.median_us / 1e6;
+  EXPECT_EQ(cell_at(op_table("gemm", {r}), "1024x1024x1024", "tiled"), "10.0 us, 214.7 TFLOP/s");
+}
+
+TEST(ReportTable, LaterFileWinsADuplicateCellAndSaysSo) {
+  const std::vector<Record> records = {make_record("looped", false, {64, 64}, 30),
+                                       make_record("looped", false, {64, 64}, 20)};
+  const std::string table = op_table("softmax", records);
+  EXPECT_EQ(cell_at(table, "64x64", "looped").rfind("20.0 us", 0), 0u) << table;
+  EXPECT_NE(table.find("1 cell(s) were measured in more than one file"), std::string::npos);
+}
+
+Result on_device(const std::string& name, const std::string& uuid) {
+  Result r;
+  r.device = {{"name", name}};
+  if (!uuid.empty()) r.device["uuid"] = uuid;
+  return r;
+}
+
+TEST(ReportDevices, DifferentUuidsAreRefused) {
+  EXPECT_THROW(require_same_device({{"a.json", on_device("NVIDIA H200", "GPU-1")},
+                                    {"b.json", on_device("NVIDIA H200", "GPU-2")}}),
+               UsageError);
+}
+
+TEST(ReportDevices, NamesDecideWhenAFileHasNoUuid) {
+  EXPECT_NO_THROW(require_same_device({{"a.json", on_device("NVIDIA H200", "GPU-1")},
+                                       {"b.json", on_device("NVIDIA H200", "")}}));
+  EXPECT_THROW(require_same_device({{"a.json", on_device("NVIDIA H200", "GPU-1")},
+                                    {"b.json", on_device("NVIDIA A100", "")}}),
+               UsageError);
+}
+
+TEST(ReportDevices, SameUuidIsAccepted) {
+  EXPECT_NO_THROW(require_same_device({{"a.json", on_device("NVIDIA H200", "GPU-1")},
+                                       {"b.json", on_device("NVIDIA H200", "GPU-1")}}));
+}
+
+std::vector<ReportInput> fixture_inputs(const std::vector<std::string>& names) {
+  std::vector<ReportInput> inputs;
+  for (const auto& name : names) inputs.push_back({name, read_result(kFixtures / name)});
+  return inputs;
+}
+
+TEST(ReportFixtures, KbenchAndTorchRunsMergeIntoOneTable) {
+  const std::string report =
+      build_report(fixture_inputs({"kbench_h200.json", "torch_h200.json"}), ReportFilter{});
+  EXPECT_NE(report.find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(report.find("scripts/torch_baseline.py"), std::string::npos);
+  EXPECT_NE(report.find("kbench_h200.json: GPU was 37% busy"), std::string::npos) << report;
+  EXPECT_NE(report.find("## copy"), std::string::npos);
+  EXPECT_LT(report.find("## copy"), report.find("## gemm"));  // copy first: the ceiling
+  EXPECT_EQ(cell_at(report, "4096x4096 | float16 | cold | events", "best vs torch.compile"),
+            "1.50x") << report;
+  EXPECT_EQ(cell_at(report, "4x32769 | float16 | cold | events", "best vs torch.eager"), "0.80x");
+  EXPECT_EQ(cell_at(report, "4x32769 | float16 | cold | events", "torch.compile"), "—");
+  EXPECT_EQ(cell_at(report, "1024x1024x1024", "best vs cublas"), "1.20x");
+}
+
+TEST(ReportFixtures, FilterShowsOnlyTheChosenModes) {
+  ReportFilter warm_only;
+  warm_only.cache = "warm";
+  const std::string report =
+      build_report(fixture_inputs({"kbench_h200.json", "torch_h200.json"}), warm_only);
+  EXPECT_NE(report.find("| warm | graph |"), std::string::npos) << report;
+  EXPECT_EQ(report.find("| cold |"), std::string::npos) << report;
+}
+
+// --- the command line ------------------------------------------------------------------------
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path fresh_temp_dir() {
+  static int counter = 0;
+  const fs::path dir = fs::path(testing::TempDir()) /
+                       ("kbench_report_" + std::to_string(::getpid()) + "_" +
+                        std::to_string(counter++));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Single-quoted for the shell (test paths hold no quotes).
+std::string shell_quoted(const fs::path& path) {
+  std::string text = "'";
+  text += path.string();
+  text += "'";
+  return text;
+}
+
+CommandResult run_kbench(const std::string& args) {
+  const fs::path dir = fresh_temp_dir();
+  const std::string command = shell_quoted(KBENCH_BINARY) + " " + args + " >" + shell_quoted(dir / "out") +
+                              " 2>" + shell_quoted(dir / "err");
+  const int status = std::system(command.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = read_file(dir / "out");
+  result.err = read_file(dir / "err");
+  fs::remove_all(dir);
+  return result;
+}
+
+std::string fixture_arg(const std::string& name) { return shell_quoted(kFixtures / name); }
+
+int line_count(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(ReportCommand, MismatchedDevicesExitTwoWithOneLine) {
+  const auto r = run_kbench("report " + fixture_arg("kbench_h200.json") + " " +
+                            fixture_arg("kbench_a100.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("different devices"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(ReportCommand, MissingFileExitsTwo) {
+  const auto r = run_kbench("report " + fixture_arg("no_such_file.json"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+}
+
+TEST(ReportCommand, BadCacheChoiceExitsTwo) {
+  const auto r = run_kbench("report --cache lukewarm " + fixture_arg("kbench_h200.json"));
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(ReportCommand, PrintsToStdoutWithoutOut) {
+  const auto r = run_kbench("report " + fixture_arg("kbench_h200.json") + " " +
+                            fixture_arg("torch_h200.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("# kbench report", 0), 0u) << r.out;
+}
+
+TEST(ReportCommand, OutWritesTheMarkdownFile) {
+  const fs::path dir = fresh_temp_dir();
+  const fs::path target = dir / "SUMMARY.md";
+  const auto r = run_kbench("report " + fixture_arg("kbench_h200.json") + " " +
+                            fixture_arg("torch_h200.json") + " --out " + shell_quoted(target));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  const std::string written = read_file(target);
+  EXPECT_EQ(written.rfind("# kbench report", 0), 0u) << written;
+  EXPECT_NE(written.find("## softmax"), std::string::npos);
+  // Nothing but the report is left behind (the temporary file was renamed, not copied).
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kbench
