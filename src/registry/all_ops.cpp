@@ -9,6 +9,8 @@ const Registry& registry() {
     Registry reg;
     register_copy(reg);
     register_add(reg);
+    register_row_sum(reg);
+    register_softmax(reg);
     return reg;
   }();
   return r;

@@ -125,5 +125,7 @@ const Registry& registry();
 // Each op family registers itself through one of these (see all_ops.cpp).
 void register_copy(Registry& r);
 void register_add(Registry& r);
+void register_row_sum(Registry& r);
+void register_softmax(Registry& r);  // softmax and softmax_backward
 
 }  // namespace kbench

@@ -1,0 +1,256 @@
+// row_plan pinned on a table of shapes (H200 limits), every resident plan one the kernels can
+// run, the row contracts on metadata-only views, the softmax oracle on masked rows, and the
+// row_sum tolerance shown able to fail on a drifting float32 sum.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "kernels/rows/row_contract.hpp"
+#include "kernels/rows/row_plan.hpp"
+#include "kernels/rows/rows.hpp"
+
+namespace kbench::rows {
+namespace {
+
+const DeviceLimits kH200{132, 2048, 50 << 20, 2147483647, 65535};
+
+struct Row {
+  RowOp op;
+  std::int64_t rows, width;
+  DType dtype;
+  RowKind kind;
+  int threads, lanes, vecs, chunk, segments;
+  std::int64_t segment, blocks;
+};
+
+TEST(RowPlan, PinnedTable) {
+  using K = RowKind;
+  const RowOp S = RowOp::softmax, R = RowOp::row_sum, B = RowOp::softmax_backward;
+  const DType f32 = DType::f32, f16 = DType::f16, bf16 = DType::bf16;
+  const std::vector<Row> table = {
+      // op rows width dtype kind threads lanes vecs chunk segments segment blocks
+      {S, 1, 1, f32, K::resident, 128, 4, 1, 0, 1, 0, 1},
+      {R, 3, 7, f16, K::resident, 128, 8, 1, 0, 1, 0, 1},
+      {S, 199, 760, f32, K::resident, 128, 32, 8, 0, 1, 0, 50},
+      {S, 16384, 1024, f32, K::resident, 128, 32, 8, 0, 1, 0, 4096},
+      {S, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
+      {S, 4096, 4096, f32, K::resident, 256, 256, 4, 0, 1, 0, 4096},
+      {S, 4096, 4096, bf16, K::resident, 128, 128, 4, 0, 1, 0, 4096},
+      {S, 8192, 8192, f32, K::resident, 512, 512, 4, 0, 1, 0, 8192},
+      {S, 8192, 8192, f16, K::resident, 256, 256, 4, 0, 1, 0, 8192},
+      {S, 8192, 16384, f32, K::resident, 1024, 1024, 4, 0, 1, 0, 8192},
+      {B, 8192, 16384, f32, K::looped, 512, 512, 4, 8192, 1, 0, 396},
+      {S, 1024, 65536, f32, K::looped, 512, 512, 4, 8192, 1, 0, 132},
+      {R, 1024, 65536, f32, K::looped, 128, 128, 4, 2048, 1, 0, 1024},
+      {S, 64, 131072, f32, K::split, 256, 256, 4, 4096, 9, 14592, 576},
+      {S, 4, 32769, f32, K::split, 256, 256, 4, 4096, 129, 256, 516},
+      {S, 128, 32769, bf16, K::split, 256, 256, 4, 8192, 5, 6656, 640},
+      {R, 3, 1 << 20, f32, K::split, 256, 256, 4, 4096, 175, 6016, 525},
+  };
+  for (const auto& t : table) {
+    const RowPlan p = row_plan(t.rows, t.width, t.dtype, kH200, t.op);
+    const std::string where = std::to_string(t.rows) + "x" + std::to_string(t.width) + " " +
+                              std::string(dtype_name(t.dtype)) + ": " + describe(p);
+    EXPECT_EQ(p.kind, t.kind) << where;
+    EXPECT_EQ(p.threads, t.threads) << where;
+    EXPECT_EQ(p.vecs, t.vecs) << where;
+    EXPECT_EQ(p.blocks, t.blocks) << where;
+    if (p.kind == K::resident) {
+      EXPECT_EQ(p.lanes, t.lanes) << where;
+    } else {
+      EXPECT_EQ(p.chunk, t.chunk) << where;
+    }
+    if (p.kind == K::split) {
+      EXPECT_EQ(p.segments, t.segments) << where;
+      EXPECT_EQ(p.segment, t.segment) << where;
+      // Pieces cover the row exactly once.
+      EXPECT_GE(p.segment * p.segments, t.width) << where;
+      EXPECT_LT(p.segment * (p.segments - 1), t.width) << where;
+    }
+  }
+}
+
+TEST(RowPlan, EveryPlanCoversItsRow) {
+  for (DType dt : kAllDTypes)
+    for (std::int64_t rows : {1, 3, 131, 132, 4096})
+      for (std::int64_t width : {1, 7, 760, 1000, 1024, 4097, 8192, 8193, 32769, 131072, 1 << 20}) {
+        const RowPlan p = row_plan(rows, width, dt, kH200);
+        const int v = static_cast<int>(16 / dtype_size(dt));
+        if (p.kind == RowKind::resident) {
+          EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, width) << describe(p);
+          EXPECT_EQ(p.threads % p.lanes, 0) << describe(p);
+        }
+        if (p.kind == RowKind::looped) {
+          EXPECT_EQ(p.chunk, p.threads * p.vecs * v);
+        }
+        EXPECT_GE(p.blocks, 1);
+        EXPECT_LE(p.blocks, kH200.max_grid_x);
+        EXPECT_LE(p.threads, 1024);
+      }
+}
+
+// Every resident plan, automatic or forced, is one the kernels can run: a row that spans
+// several warps has its block to itself (the block reduction spans the whole block). The
+// forced `block` plan once put 2 rows of 64 lanes in a 128-thread block, and each row's sum
+// was the sum of both (3x1000, 199x760).
+TEST(RowPlan, ResidentPlansGiveAMultiWarpRowItsOwnBlock) {
+  const Forced forced[] = {Forced::resident_warp, Forced::resident_block, Forced::resident_any};
+  int block_plans = 0;
+  for (RowOp op : {RowOp::row_sum, RowOp::softmax, RowOp::softmax_backward})
+    for (DType dt : kAllDTypes)
+      for (std::int64_t rows : {1, 3, 199, 4096})
+        for (std::int64_t width : {1, 2, 3, 7, 9, 33, 100, 760, 1000, 1024, 2048, 4097, 8192, 8193, 16384}) {
+          const int v = static_cast<int>(16 / dtype_size(dt));
+          std::vector<RowPlan> plans;
+          const RowPlan a = row_plan(rows, width, dt, kH200, op);
+          if (a.kind == RowKind::resident) plans.push_back(a);
+          for (Forced f : forced)
+            if (plan_unsupported(f, rows, width, dt, op).empty())
+              plans.push_back(forced_plan(f, rows, width, dt, kH200, op));
+          for (const RowPlan& p : plans) {
+            const std::string where = std::to_string(rows) + "x" + std::to_string(width) + " " +
+                                      std::string(dtype_name(dt)) + ": " + describe(p);
+            EXPECT_EQ(resident_plan_problem(p), "") << where;
+            EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, width) << where;
+            EXPECT_GE(p.lanes, v) << where;  // a head or tail of up to v - 1 elements
+            EXPECT_EQ(p.blocks, (rows + p.threads / p.lanes - 1) / (p.threads / p.lanes)) << where;
+            if (p.lanes > 32) {
+              EXPECT_EQ(p.threads, p.lanes) << where;
+              EXPECT_EQ(p.blocks, rows) << where;
+              ++block_plans;
+            }
+          }
+        }
+  EXPECT_GT(block_plans, 0);
+  // The forced block plan on 3x1000 float32 (250 vectors): 64 lanes, so 64 threads.
+  const RowPlan b = forced_plan(Forced::resident_block, 3, 1000, DType::f32, kH200, RowOp::row_sum);
+  EXPECT_EQ(b.lanes, 64);
+  EXPECT_EQ(b.threads, 64);
+  EXPECT_EQ(b.blocks, 3);
+  // and the check the launchers make refuses the shape that was wrong.
+  RowPlan two_rows = b;
+  two_rows.threads = 128;
+  EXPECT_NE(resident_plan_problem(two_rows), "");
+}
+
+TEST(RowPlan, ForcedPlansSayWhatTheyCannotRun) {
+  EXPECT_TRUE(plan_unsupported(Forced::resident_warp, 8, 1024, DType::f32).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_warp, 8, 1025, DType::f32).empty());
+  EXPECT_TRUE(plan_unsupported(Forced::resident_any, 8, 16384, DType::f32).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 8, 16385, DType::f32).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 8, 16384, DType::f32, RowOp::softmax_backward).empty());
+  EXPECT_TRUE(plan_unsupported(Forced::split, 8, 1 << 20, DType::f32).empty());
+}
+
+DeviceTensor meta(std::int64_t rows, std::int64_t cols, std::int64_t stride, DType t = DType::f32) {
+  return DeviceTensor{reinterpret_cast<void*>(std::uintptr_t{1} << 20), t, rows, cols, stride};
+}
+
+TEST(RowContract, RejectsOverlapWideAndHugeGrids) {
+  EXPECT_TRUE(row_tensor_problem(meta(4, 100, 100), 4, 100, false).empty());
+  EXPECT_TRUE(row_tensor_problem(meta(4, 100, 103), 4, 100, false).empty());
+  EXPECT_NE(row_tensor_problem(meta(4, 100, 99), 4, 100, false).find("overlap"), std::string::npos);
+  EXPECT_FALSE(row_tensor_problem(meta(4, 100, 103), 4, 100, true).empty());  // outputs contiguous
+  EXPECT_FALSE(row_tensor_problem(meta(2, (1 << 20) + 1, (1 << 20) + 1), 2, (1 << 20) + 1, false).empty());
+  EXPECT_FALSE(row_tensor_problem(meta(std::int64_t{1} << 31, 1, 1), std::int64_t{1} << 31, 1, false).empty());
+  EXPECT_FALSE(row_tensor_problem(meta(4, 100, std::int64_t{1} << 62), 4, 100, false).empty());
+  EXPECT_THROW(check_row_tensor("x", meta(4, 100, 99), 4, 100, false), std::invalid_argument);
+  DeviceTensor odd = meta(4, 100, 100);
+  odd.data = reinterpret_cast<void*>(std::uintptr_t{(1 << 20) + 2});
+  EXPECT_FALSE(row_tensor_problem(odd, 4, 100, false).empty());
+}
+
+// A view spanning 2^33 elements (more than 32-bit indices reach) is accepted, and the row
+// offsets the kernels use are exact 64-bit values.
+TEST(RowContract, HugeViewsAreAddressedIn64Bits) {
+  const std::int64_t rows = std::int64_t{1} << 20, width = 8192, stride = 8192 + 16;
+  EXPECT_TRUE(row_tensor_problem(meta(rows, width, stride, DType::bf16), rows, width, false).empty());
+  EXPECT_EQ(row_offset(rows - 1, stride), (rows - 1) * stride);
+  EXPECT_GT(row_offset(rows - 1, stride), std::int64_t{1} << 32);
+  EXPECT_GT(rows * stride, kIndexLimit);
+}
+
+// The softmax oracle on masked rows, at widths where a row starts on and off a 16-byte
+// boundary: -inf entries give exactly 0, a fully masked row NaN, a NaN entry a NaN row. (It
+// used Eigen's vectorized exp, which maps -inf to 2e-308: a fully masked row came out uniform,
+// 1/width, except the scalar-peeled first column of odd-width rows, 0.)
+TEST(SoftmaxOracle, MaskedAndNaNRows) {
+  const Op op = make_softmax_op();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::int64_t width : {1, 2, 7, 1000, 32769}) {
+    const std::int64_t rows = 4;
+    const Case c{"softmax", DType::f32, {rows, width}, 0};
+    std::vector<HostTensor> in{HostTensor{op.inputs(c)[0], {}}};
+    in[0].values.assign(static_cast<std::size_t>(rows * width), 0.0);
+    Rng rng(11);
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k < width; ++k) {
+        double& x = in[0].values[r * width + k];
+        x = rng.uniform(-4.0, 4.0);
+        if (r == 0 && k % 3 == 0 && k != width - 1) x = -inf;  // partly masked
+        if (r == 1) x = -inf;                                   // fully masked
+        if (r == 2 && k == width / 2) x = std::nan("");        // a NaN
+      }
+    const std::vector<HostTensor> out = op.oracle(c, in);
+    ASSERT_EQ(out.size(), 1u);
+    const std::vector<double>& y = out[0].values;
+    ASSERT_EQ(y.size(), static_cast<std::size_t>(rows * width));
+    const std::string at = "width " + std::to_string(width);
+    for (std::int64_t r : {0, 3}) {
+      double sum = 0;
+      std::int64_t bad = 0, first = -1;
+      for (std::int64_t k = 0; k < width; ++k) {
+        const double x = in[0].values[r * width + k], yk = y[r * width + k];
+        const bool ok = std::isinf(x) ? yk == 0.0 : yk > 0.0;
+        if (!ok && bad++ == 0) first = k;
+        sum += yk;
+      }
+      EXPECT_EQ(bad, 0) << at << " row " << r << ": first wrong col " << first;
+      EXPECT_NEAR(sum, 1.0, 1e-12) << at << " row " << r;
+    }
+    for (std::int64_t r : {1, 2}) {
+      std::int64_t bad = 0, first = -1;
+      for (std::int64_t k = 0; k < width; ++k)
+        if (!std::isnan(y[r * width + k]) && bad++ == 0) first = k;
+      EXPECT_EQ(bad, 0) << at << " row " << r << " should be NaN; first finite col " << first;
+    }
+  }
+}
+
+// The row_sum tolerance at width 2^20 catches a serial float32 sum (the drift the
+// predecessor had) while a chunked tree sum, the kernels' order, passes.
+TEST(RowSumTolerance, CatchesSerialDriftAtWidth2Pow20) {
+  const Op op = make_row_sum_op();
+  const Case c{"row_sum", DType::f32, {1, 1 << 20}, 0};
+  const Tolerance tol = op.tolerance(c, 0);
+  Rng rng(7);
+  std::vector<float> x(1 << 20);
+  double exact = 0;
+  for (auto& v : x) {
+    v = static_cast<float>(rng.uniform(-1.0, 1.0));
+    exact += v;
+  }
+  float serial = 0;
+  for (float v : x) serial += v;
+  std::vector<float> level;
+  for (std::size_t i = 0; i < x.size(); i += 32) {
+    float s = 0;
+    for (std::size_t j = i; j < i + 32; ++j) s += x[j];
+    level.push_back(s);
+  }
+  while (level.size() > 1) {
+    std::vector<float> next;
+    for (std::size_t i = 0; i < level.size(); i += 2) next.push_back(level[i] + level[i + 1]);
+    level.swap(next);
+  }
+  const double allowed = tol.atol + tol.rtol * std::fabs(exact);
+  EXPECT_GT(std::fabs(serial - exact), allowed) << "serial float32 sum should drift past " << allowed;
+  EXPECT_LE(std::fabs(level[0] - exact), allowed);
+}
+
+}  // namespace
+}  // namespace kbench::rows

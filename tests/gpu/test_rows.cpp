@@ -1,0 +1,221 @@
+// Row ops on the GPU: every variant of row_sum, softmax and softmax_backward against the FP64
+// oracle (through prepare_case/check_variant: fresh inputs, NaN-poisoned outputs, every
+// element compared) on awkward shapes, strided rows, masked, constant and large rows; broken
+// kernels that the checker must reject; and the launch contracts.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "harness/prepare.hpp"
+#include "kernels/rows/row_contract.hpp"
+#include "kernels/rows/rows.hpp"
+#include "registry/registry.hpp"
+
+namespace kbench::rows {
+namespace {
+
+struct Shape {
+  std::int64_t rows, cols;
+};
+const std::vector<Shape> kShapes = {{1, 1},     {3, 1000},    {199, 760},      {131, 8193},
+                                    {4, 32769}, {64, 131072}, {3, 1 << 20}};
+const char* kOps[] = {"row_sum", "softmax", "softmax_backward"};
+
+std::string label(const Case& c) {
+  return c.op + " " + std::string(dtype_name(c.dtype)) + " " + shape_string(c.shape) +
+         (c.row_stride ? " stride " + std::to_string(c.row_stride) : "");
+}
+
+// Checks every variant of c.op that supports c; returns how many ran.
+int check_all(const Op& op, const Case& c, const InputTweak& tweak = {}, std::uint64_t seed = 1) {
+  Rng rng(seed);
+  PreparedCase pc = prepare_case(op, c, rng, tweak);
+  int ran = 0;
+  for (const Variant* v : registry().variants(c.op)) {
+    if (!v->unsupported(c).empty()) continue;
+    const CheckInfo info = check_variant(pc, *v, nullptr);
+    EXPECT_TRUE(info.passed) << label(c) << " variant " << v->name << ": " << info.detail;
+    ++ran;
+  }
+  return ran;
+}
+
+TEST(RowsGpu, EveryVariantOnAwkwardShapes) {
+  KB_REQUIRE_GPU();
+  for (const char* name : kOps)
+    for (DType dt : kAllDTypes)
+      for (const Shape& s : kShapes) {
+        const Case c{name, dt, {s.rows, s.cols}, 0};
+        EXPECT_GE(check_all(registry().op(name), c), 3) << label(c);
+      }
+}
+
+TEST(RowsGpu, StridedRows) {
+  KB_REQUIRE_GPU();
+  for (const char* name : kOps)
+    for (DType dt : kAllDTypes)
+      // 5x7: tiny misaligned rows, whose scalar head and tail outnumber a narrow warp plan's lanes.
+      for (const Shape& s : {Shape{5, 7}, Shape{3, 1000}, Shape{131, 8193}, Shape{4, 32769}, Shape{160, 4096}})
+        for (std::int64_t extra : {3, 8, 64}) {
+          const Case c{name, dt, {s.rows, s.cols}, s.cols + extra};
+          check_all(registry().op(name), c);
+        }
+}
+
+// Enough rows per SM that the looped plan runs its smaller chunks too.
+TEST(RowsGpu, ManyWideRows) {
+  KB_REQUIRE_GPU();
+  for (const char* name : kOps)
+    for (DType dt : kAllDTypes) check_all(registry().op(name), Case{name, dt, {300, 40000}, 0});
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Row 0: a masked prefix longer than a chunk (lanes that see only -inf first), then every
+// third entry masked. Row 1: fully masked (NaN, as PyTorch). Row 2: one NaN (a NaN row).
+// Other rows: masked tail.
+void mask_rows(const Case&, std::vector<HostTensor>& in) {
+  auto& t = in[0];
+  const std::int64_t R = t.desc.rows, C = t.desc.cols;
+  for (std::int64_t r = 0; r < R; ++r)
+    for (std::int64_t c = 0; c < C; ++c) {
+      double& v = t.values[r * C + c];
+      if (r == 0 && (c < std::min<std::int64_t>(C - 1, 9000) || c % 3 == 0) && c != C - 1) v = -kInf;
+      if (r == 1) v = -kInf;
+      if (r == 2 && c == C / 2) v = std::nan("");
+      if (r > 2 && c > C / 2) v = -kInf;
+    }
+}
+
+TEST(RowsGpu, MaskedSoftmaxRows) {
+  KB_REQUIRE_GPU();
+  for (DType dt : kAllDTypes)
+    for (const Shape& s : {Shape{3, 1000}, Shape{4, 32769}, Shape{131, 8193}, Shape{199, 760},
+                           Shape{3, 1 << 20}, Shape{140, 20000}})
+      check_all(registry().op("softmax"), Case{"softmax", dt, {s.rows, s.cols}, 0}, mask_rows);
+}
+
+TEST(RowsGpu, ConstantAndLargeRows) {
+  KB_REQUIRE_GPU();
+  auto constant = [](const Case&, std::vector<HostTensor>& in) {
+    for (auto& t : in)
+      for (auto& v : t.values) v = 0.375;
+  };
+  // row_sum of a constant row: the value for float16 is halved until the row sum fits
+  // float16's range with room (<= 2^15; 65504 is the largest finite): 0.375 x 2^20 = 393216
+  // overflows the float16 output, so every variant, CUB included, rightly wrote inf while
+  // the unrounded oracle expected 393216. 0.375 / 2^k = 3 x 2^-(3+k): every partial sum is a
+  // multiple of it below 2^24 of them, so the sum is exact in any order.
+  auto constant_sum = [](const Case& c, std::vector<HostTensor>& in) {
+    double v = 0.375;
+    if (c.dtype == DType::f16)
+      while (v * static_cast<double>(c.shape.at(1)) > 32768.0) v /= 2;
+    for (auto& t : in)
+      for (auto& x : t.values) x = v;
+  };
+  auto large = [](const Case&, std::vector<HostTensor>& in) {
+    Rng rng(3);
+    for (auto& v : in[0].values) v = rng.uniform(-1e4, 1e4);
+  };
+  for (DType dt : kAllDTypes)
+    for (const Shape& s : {Shape{3, 1000}, Shape{131, 8193}, Shape{4, 32769}, Shape{3, 1 << 20}}) {
+      const Case sm{"softmax", dt, {s.rows, s.cols}, 0};
+      check_all(registry().op("softmax"), sm, constant);
+      check_all(registry().op("softmax"), sm, large);
+      const Case rs{"row_sum", dt, {s.rows, s.cols}, 0};
+      check_all(registry().op("row_sum"), rs, constant_sum);
+      // Inputs 1e4 times larger: the row_sum tolerance (written for |x| <= 1) scales with them.
+      // float16 would overflow (1e4 x 1000 > 65504), so it keeps the constant case only.
+      if (dt != DType::f16) {
+        Op scaled = registry().op("row_sum");
+        const auto base = scaled.tolerance;
+        scaled.tolerance = [base](const Case& c, std::size_t i) {
+          Tolerance t = base(c, i);
+          t.atol *= 1e4;
+          return t;
+        };
+        check_all(scaled, rs, large);
+      }
+      const Case bw{"softmax_backward", dt, {s.rows, s.cols}, 0};
+      check_all(registry().op("softmax_backward"), bw, constant);
+    }
+}
+
+// A broken kernel must fail the check: each fault injected into a correct launcher.
+Variant broken(const std::string& op, Forced f, RowOp rop, Fault fault) {
+  Variant v;
+  v.op = op;
+  v.name = "broken";
+  v.workspace_bytes = [f, rop](const Case& c) {
+    const RowPlan p = forced_plan(f, c.shape[0], c.shape[1], c.dtype, current_device_limits(), rop);
+    return split_workspace_bytes(p, c.shape[0], rop);
+  };
+  v.launch = [op, f, rop, fault](const LaunchArgs& a) {
+    const RowPlan p = forced_plan(f, a.c.shape[0], a.c.shape[1], a.c.dtype, current_device_limits(), rop);
+    if (op == "softmax") launch_softmax(p, a, fault);
+    else if (op == "softmax_backward") launch_softmax_backward(p, a, fault);
+    else launch_row_sum(p, a, fault);
+  };
+  return v;
+}
+
+TEST(RowsGpu, CheckerRejectsBrokenKernels) {
+  KB_REQUIRE_GPU();
+  struct Bad {
+    const char* op;
+    RowOp rop;
+    Forced plan;
+    Fault fault;
+    Shape shape;
+  };
+  const Bad bad[] = {
+      {"softmax", RowOp::softmax, Forced::looped, Fault::drop_last_chunk, {8, 32769}},
+      {"softmax", RowOp::softmax, Forced::split, Fault::drop_last_chunk, {4, 32769}},
+      {"row_sum", RowOp::row_sum, Forced::looped, Fault::drop_last_chunk, {8, 32769}},
+      {"row_sum", RowOp::row_sum, Forced::split, Fault::drop_last_chunk, {4, 32769}},
+      {"softmax_backward", RowOp::softmax_backward, Forced::resident_any, Fault::lose_partial_dot, {199, 760}},
+      {"softmax_backward", RowOp::softmax_backward, Forced::resident_any, Fault::lose_partial_dot, {64, 4096}},
+      {"softmax_backward", RowOp::softmax_backward, Forced::looped, Fault::lose_partial_dot, {8, 32769}},
+      {"softmax_backward", RowOp::softmax_backward, Forced::split, Fault::lose_partial_dot, {4, 32769}},
+  };
+  for (const Bad& b : bad)
+    for (DType dt : kAllDTypes) {
+      const Case c{b.op, dt, {b.shape.rows, b.shape.cols}, 0};
+      Rng rng(5);
+      PreparedCase pc = prepare_case(registry().op(b.op), c, rng);
+      const Variant v = broken(b.op, b.plan, b.rop, b.fault);
+      const CheckInfo info = check_variant(pc, v, nullptr);
+      EXPECT_FALSE(info.passed) << label(c) << ": the broken kernel passed";
+      // and the same plan without the fault passes
+      Variant good = broken(b.op, b.plan, b.rop, Fault::none);
+      EXPECT_TRUE(check_variant(pc, good, nullptr).passed) << label(c);
+    }
+}
+
+TEST(RowsGpu, LaunchersRejectBrokenContracts) {
+  KB_REQUIRE_GPU();
+  const Case c{"softmax", DType::f32, {4, 100}, 0};
+  DeviceBuffer x(4 * 100 * 4 + 256), y(4 * 100 * 4 + 256), ws(1 << 16);
+  const DeviceTensor overlap{x.get(), DType::f32, 4, 100, 99};
+  const DeviceTensor out{y.get(), DType::f32, 4, 100, 100};
+  const DeviceTensor in{x.get(), DType::f32, 4, 100, 100};
+  for (const Variant* v : registry().variants("softmax")) {
+    const std::vector<DeviceTensor> ins{overlap}, outs{out};
+    EXPECT_THROW(v->launch(LaunchArgs{c, ins, outs, ws.get(), nullptr}), std::invalid_argument) << v->name;
+  }
+  const Case wide{"softmax", DType::f32, {1, (1 << 20) + 1}, 0};
+  for (const Variant* v : registry().variants("softmax")) EXPECT_FALSE(v->unsupported(wide).empty()) << v->name;
+  // Output rows strided: rejected too.
+  const DeviceTensor strided_out{y.get(), DType::f32, 2, 100, 150};
+  const Case c2{"softmax", DType::f32, {2, 100}, 0};
+  const DeviceTensor in2{x.get(), DType::f32, 2, 100, 100};
+  const std::vector<DeviceTensor> ins{in2}, outs{strided_out};
+  EXPECT_THROW(registry().variant("softmax", "auto").launch(LaunchArgs{c2, ins, outs, ws.get(), nullptr}),
+               std::invalid_argument);
+  (void)in;
+}
+
+}  // namespace
+}  // namespace kbench::rows
