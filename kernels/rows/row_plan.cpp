@@ -128,12 +128,23 @@ std::string resident_plan_problem(const RowPlan& p) {
   return {};
 }
 
+// The rules below were set from the first H200 sweep (results/sweep, commit 8eda93b, graph
+// timer, cold); docs/kernels.md has the figures.
 RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
                  RowOp op) {
   const std::int64_t nvec = ceil_div(std::max<std::int64_t>(width, 1), vec_elems(dtype));
-  // Few wide rows: one block per row would leave SMs idle, so cut rows across blocks.
-  if (rows < dev.sms && width > 8192) return split(rows, width, dtype, dev);
-  if (nvec <= resident_max_vecs(op)) return resident(rows, width, dtype, false);
+  // Few wide rows: one block per row would leave SMs idle, so cut rows across blocks. Softmax
+  // pays a second kernel for it, which lost to looping at 128x32769 (14.3 vs 16.3 us float32),
+  // so it splits only below half the SMs; row_sum's split won there (8.0 vs 12.7 us).
+  const std::int64_t split_below = op == RowOp::row_sum ? dev.sms : dev.sms / 2;
+  if (rows < split_below && width > 8192) return split(rows, width, dtype, dev);
+  // row_sum reads each element once, so holding a row in registers buys nothing past a warp's
+  // worth: the looped plan was faster at 4096x4096 and 8192x8192 float32 (61.6 vs 75.3 us).
+  const std::int64_t resident_max = op == RowOp::row_sum ? 512 : resident_max_vecs(op);
+  // bfloat16 backward held in registers ran 1.2-1.4x slower than looped (4096x4096: 46.7 vs
+  // 34.2 us; 99-161 registers per thread) while float16 ran fastest resident.
+  const bool bf16_backward = op == RowOp::softmax_backward && dtype == DType::bf16;
+  if (nvec <= resident_max && !bf16_backward) return resident(rows, width, dtype, false);
   return looped(rows, width, dtype, dev, op);
 }
 

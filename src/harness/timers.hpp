@@ -1,9 +1,10 @@
 // The two timers. Both report microseconds per launch.
 //
-// events: a CUDA event pair around one launch, the stream drained first. The GPU is idle when
-//   the start event fires, so the interval includes the launch latency (host enqueue to kernel
-//   start): what a caller that launches one kernel and waits actually sees. Cold mode flushes
-//   the L2 (outside the interval) before each sample.
+// events: a CUDA event pair around one launch. The pair and the launch are queued behind GPU
+//   work that takes longer than the host needs to enqueue them: the L2 flush (cold) or a
+//   50 us spin (warm). So the host's launch latency is hidden, as in NVBench (blocking
+//   kernel) and triton's do_bench (flush); the interval still holds the GPU-side cost of
+//   starting one kernel, which graph replay amortizes.
 // graph: `count` launches captured once into a CUDA graph and replayed; the event interval
 //   around a replay divided by `count`. Launch gaps shrink to the graph's, so the difference
 //   to the events timer is the launch overhead. Cold mode cannot flush between captured

@@ -93,7 +93,7 @@ TEST(Harness, EveryCacheModeAndTimerProducesRecords) {
       EXPECT_NE(rec.timer_note.find("excludes host launch overhead"), std::string::npos);
     } else {
       EXPECT_EQ(rec.launches_per_sample, 1);
-      EXPECT_NE(rec.timer_note.find("includes launch latency"), std::string::npos);
+      EXPECT_NE(rec.timer_note.find("GPU-side launch cost included"), std::string::npos);
     }
   }
   EXPECT_GT(r.warmup.at("sm_clock_mhz").get<double>(), 0);
