@@ -1,39 +1,23 @@
 // The command line's bad-input contract: one line on stderr and exit status 2, and no GPU
 // needed to say so. Runs the real kbench binary.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "cpu/run_command.hpp"
 #include "experiments/sweep_config.hpp"
 
 namespace kbench {
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string err;
-};
-
-Outcome run_kbench(const std::string& args) {
-  const std::string cmd = std::string(KBENCH_BINARY) + " " + args + " 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  Outcome o;
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) o.err += buf.data();
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
-
 void expect_one_line_usage_error(const std::string& args, const std::string& needle) {
-  const Outcome o = run_kbench(args);
-  EXPECT_EQ(o.status, 2) << args << ": " << o.err;
+  const test::CommandResult o = test::run_kbench(args);
+  EXPECT_EQ(o.exit_code, 2) << args << ": " << o.err;
   EXPECT_NE(o.err.find(needle), std::string::npos) << args << ": " << o.err;
-  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+  EXPECT_EQ(test::line_count(o.err), 1) << args << ": " << o.err;
+  EXPECT_TRUE(o.out.empty()) << args << ": " << o.out;
 }
 
 TEST(Cli, UnknownOp) { expect_one_line_usage_error("run --op softmaxx --shape 4x4", "unknown op 'softmaxx'"); }
@@ -61,7 +45,7 @@ TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("probe", "n
 
 TEST(Cli, HelpExitsZeroForEveryCommand) {
   for (const char* cmd : {"", "list", "run", "check", "verify", "report", "grid", "fit", "probe", "spec"})
-    EXPECT_EQ(run_kbench(std::string(cmd) + " --help").status, 0) << cmd;
+    EXPECT_EQ(test::run_kbench(std::string(cmd) + " --help").exit_code, 0) << cmd;
 }
 
 TEST(SweepConfig, ShapesParse) {

@@ -1,6 +1,8 @@
 // kbench report: the tables' ratios and missing cells, the refusal to mix devices, and the
 // command line (exit status, one-line errors, --out) on the fixture files in tests/data/report.
 #include <gtest/gtest.h>
+
+#include "cpu/run_command.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@ namespace kbench {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace kbench::test;
 
 const fs::path kFixtures = fs::path(KBENCH_TEST_DATA) / "report";
 
@@ -192,54 +195,8 @@ TEST(ReportFixtures, FilterShowsOnlyTheChosenModes) {
 
 // --- the command line ------------------------------------------------------------------------
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path fresh_temp_dir() {
-  static int counter = 0;
-  const fs::path dir = fs::path(testing::TempDir()) /
-                       ("kbench_report_" + std::to_string(::getpid()) + "_" +
-                        std::to_string(counter++));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-// Single-quoted for the shell (test paths hold no quotes).
-std::string shell_quoted(const fs::path& path) {
-  std::string text = "'";
-  text += path.string();
-  text += "'";
-  return text;
-}
-
-CommandResult run_kbench(const std::string& args) {
-  const fs::path dir = fresh_temp_dir();
-  const std::string command = shell_quoted(KBENCH_BINARY) + " " + args + " >" + shell_quoted(dir / "out") +
-                              " 2>" + shell_quoted(dir / "err");
-  const int status = std::system(command.c_str());
-  CommandResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = read_file(dir / "out");
-  result.err = read_file(dir / "err");
-  fs::remove_all(dir);
-  return result;
-}
-
 std::string fixture_arg(const std::string& name) { return shell_quoted(kFixtures / name); }
 
-int line_count(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
 
 TEST(ReportCommand, MismatchedDevicesExitTwoWithOneLine) {
   const auto r = run_kbench("report " + fixture_arg("kbench_h200.json") + " " +

@@ -2,6 +2,8 @@
 // (skipping ops it does not know) and exits 0; a malformed config exits 2 with one line.
 // Skipped when python3 is not on PATH.
 #include <gtest/gtest.h>
+
+#include "cpu/run_command.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,52 +17,19 @@
 namespace {
 
 namespace fs = std::filesystem;
+using namespace kbench::test;
 
 const fs::path kScript = fs::path(KBENCH_SOURCE_DIR) / "scripts" / "torch_baseline.py";
 const fs::path kConfigs = fs::path(KBENCH_TEST_DATA) / "configs";
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Single-quoted for the shell (test paths hold no quotes).
-std::string shell_quoted(const fs::path& path) {
-  std::string text = "'";
-  text += path.string();
-  text += "'";
-  return text;
-}
-
 bool have_python3() { return std::system("command -v python3 >/dev/null 2>&1") == 0; }
 
 CommandResult run_script(const std::string& args) {
-  const fs::path dir =
-      fs::path(testing::TempDir()) / ("kbench_torch_script_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string command = "python3 " + shell_quoted(kScript) + " " + args + " >" +
-                              shell_quoted(dir / "out") + " 2>" + shell_quoted(dir / "err");
-  const int status = std::system(command.c_str());
-  CommandResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = read_file(dir / "out");
-  result.err = read_file(dir / "err");
-  fs::remove_all(dir);
-  return result;
+  return run_command("python3 " + shell_quoted(kScript) + " " + args);
 }
 
 std::string config_arg(const std::string& name) { return shell_quoted(kConfigs / name); }
 
-int line_count(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
 
 TEST(TorchScript, DryRunListsTheCasesOfTheConfig) {
   if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
