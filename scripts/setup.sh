@@ -26,9 +26,15 @@ PY
 if ! cmake_ok; then
   echo "setup: installing CMake >= 3.28 from PyPI"
   python3 -m pip install -q --upgrade "cmake>=3.28" 2>&1 | grep -v "Running pip as the 'root' user" || true
+  # pip's console scripts may land outside PATH (pyenv needs a rehash), so link the binaries
+  # into a folder that is on it, ahead of the system's.
+  bin_dir=$(python3 -c 'import cmake; print(cmake.CMAKE_BIN_DIR)')
+  link_dir=/usr/local/bin
+  [ -w "$link_dir" ] || { link_dir="$HOME/.local/bin"; mkdir -p "$link_dir"; }
+  for tool in cmake ctest cpack; do ln -sf "$bin_dir/$tool" "$link_dir/$tool"; done
   hash -r
 fi
-cmake_ok || { echo "setup: CMake >= 3.28 is still not on PATH" >&2; exit 1; }
+cmake_ok || { echo "setup: CMake >= 3.28 is still not first on PATH (see $HOME/.local/bin)" >&2; exit 1; }
 
 command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
   { echo "setup: nvcc not found: install the CUDA Toolkit first" >&2; exit 1; }
