@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/dispatch.cuh"
 
@@ -76,6 +77,63 @@ __device__ __forceinline__ float elem(const uint4& u, int j) {
   Vec16<T> r;
   r.u = u;
   return to_float(r.v[j]);
+}
+
+// ---- 16-bit pairs --------------------------------------------------------------------------
+// A 16-byte vector of float16/bfloat16 is 4 registers of 2 elements. The resident softmax works
+// on them packed where that is exact: the max (HMNMX2, one instruction per pair) and the
+// rounding of two float results into one register (F2FP ... PACK_AB), which halves the
+// per-element instructions that made the 16-bit rows instruction-bound.
+template <class T>
+struct PairOf {};
+template <>
+struct PairOf<__half> {
+  using type = __half2;
+};
+template <>
+struct PairOf<__nv_bfloat16> {
+  using type = __nv_bfloat162;
+};
+
+template <class T>
+inline constexpr bool kPacked16 = sizeof(T) == 2;
+
+template <class T>
+union Pairs16 {
+  uint4 u;
+  typename PairOf<T>::type p[4];
+  __device__ Pairs16() {}
+};
+
+// Running max over the elements of u, in the 16-bit type. __hmax2 (max.f16x2 / max.bf16x2)
+// returns the other operand when one is NaN, as fmaxf does, and max is exact in any precision
+// (the conversion to float is monotonic), so the row max is the same value as the float path's.
+template <class T>
+__device__ __forceinline__ typename PairOf<T>::type max_pairs(const uint4& u,
+                                                              typename PairOf<T>::type m) {
+  Pairs16<T> r;
+  r.u = u;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) m = __hmax2(m, r.p[j]);
+  return m;
+}
+
+// Two floats rounded to nearest into one pair (a in the low half, the lower address): the same
+// bits as two from_float<T> calls.
+template <class T>
+__device__ __forceinline__ typename PairOf<T>::type pack_pair(float a, float b) {
+  if constexpr (std::is_same_v<T, __half>) return __floats2half2_rn(a, b);
+  else return __floats2bfloat162_rn(a, b);
+}
+
+// An empty asm that "changes" u: the compiler must re-derive floats from the packed registers
+// after it instead of keeping the floats it converted before it live. bfloat16 -> float is a
+// plain shift, which the compiler reuses across a reduction (two float registers per packed
+// one: 99 registers for the bfloat16 resident backward against 64 for float16, whose
+// conversion it does not reuse); laundering the raw vectors after the reduction stops that.
+// No instruction is emitted.
+__device__ __forceinline__ void keep_packed(uint4& u) {
+  asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
 }
 
 // ---- reductions ----------------------------------------------------------------------------

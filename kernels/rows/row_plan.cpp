@@ -70,6 +70,12 @@ RowPlan looped(std::int64_t rows, std::int64_t width, DType dtype, const DeviceL
   p.elems_per_thread = p.vecs * v;
   const std::int64_t fit = std::min<std::int64_t>(per_sm, dev.max_threads_per_sm / p.threads);
   p.blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, fit * dev.sms));
+  // row_sum keeps nothing in L2 between passes, so it takes a block per row and the hardware
+  // hands rows to SMs as they free up. A persistent grid (16 blocks per SM, grid-stride)
+  // splits rows unevenly: 4096 rows on 2112 blocks put 32 rows on some SMs against 31.0 on
+  // average, which matches the ~1% it trailed CUB's block per row at 4096x4096 and 8192x8192
+  // float32 (18.98 vs 18.78 us, 64.13 vs 63.55 us).
+  if (!two_pass) p.blocks = std::max<std::int64_t>(1, std::min(rows, dev.max_grid_x));
   return p;
 }
 
@@ -140,11 +146,11 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   if (rows < split_below && width > 8192) return split(rows, width, dtype, dev);
   // row_sum reads each element once, so holding a row in registers buys nothing past a warp's
   // worth: the looped plan was faster at 4096x4096 and 8192x8192 float32 (61.6 vs 75.3 us).
+  // (bfloat16 backward once looped here: held in registers it took 99-161 registers per thread
+  // and ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live
+  // across the dot reduction; keep_packed in the kernel brings it to float16's 64.)
   const std::int64_t resident_max = op == RowOp::row_sum ? 512 : resident_max_vecs(op);
-  // bfloat16 backward held in registers ran 1.2-1.4x slower than looped (4096x4096: 46.7 vs
-  // 34.2 us; 99-161 registers per thread) while float16 ran fastest resident.
-  const bool bf16_backward = op == RowOp::softmax_backward && dtype == DType::bf16;
-  if (nvec <= resident_max && !bf16_backward) return resident(rows, width, dtype, false);
+  if (nvec <= resident_max) return resident(rows, width, dtype, false);
   return looped(rows, width, dtype, dev, op);
 }
 

@@ -88,6 +88,13 @@ __global__ void __launch_bounds__(K == 4 ? kBwdMaxThreads : 128) softmax_bwd_res
   if (fault == Fault::lose_partial_dot && lanes <= 32 && lane == 0) dot = 0.0f;
   dot = row_reduce(dot, lanes, scratch, SumOp{});
 
+  // Only the packed vectors live across the reduction (see keep_packed).
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    if (lane + k * lanes < p.nvec) {
+      keep_packed(ry[k]);
+      keep_packed(rdy[k]);
+    }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int v = lane + k * lanes;
