@@ -4,6 +4,9 @@
 # $OUT/results/<experiment>/). Prints a short summary last.
 #   OUT=/tmp/out scripts/gpu_session.sh configs/foundation.json [more configs...]
 # Extra kbench run flags go in KBENCH_RUN_FLAGS; GPU_TEST_FILTER narrows the gtest run.
+# TORCH_CONFIG=configs/side_by_side.json also runs the PyTorch script after kbench and writes
+# $OUT/results/SUMMARY.md over this session's files: one session may get a different H200 from
+# the last, and kbench report refuses to mix devices, so both sides must come from one call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:?set OUT to a folder for logs and results}
@@ -28,4 +31,11 @@ for cfg in "$@"; do
   echo "run $cfg: rc=$? after $(( $(date +%s) - start )) s"
   grep -E "warn|error" "$OUT/run-$(basename "$cfg" .json).log" | head -10
 done
+if [ -n "${TORCH_CONFIG:-}" ]; then
+  PYTHONUNBUFFERED=1 python3 scripts/torch_baseline.py --config "$TORCH_CONFIG" \
+    --out "$OUT/results/sweep" >"$OUT/torch.log" 2>&1
+  echo "torch $TORCH_CONFIG: rc=$? after $(( $(date +%s) - start )) s"
+  ./$build/kbench report "$OUT"/results/sweep/*.json --out "$OUT/results/SUMMARY.md" ||
+    echo "report failed"
+fi
 for cfg in "$@"; do tail -n +1 "$OUT/run-$(basename "$cfg" .json).log" | grep -vE "^\[" | head -80; done
