@@ -30,6 +30,9 @@ void add_verify_command(CLI::App& app) {
   sub->callback([options] {
     VerifyOptions verify;
     verify.root = options->root.empty() ? source_root() : std::filesystem::path(options->root);
+    // A folder that is not a kbench tree has nothing to verify; saying "0 problems" would pass.
+    if (!std::filesystem::exists(verify.root / "kernels") && !std::filesystem::exists(verify.root / "results"))
+      throw UsageError("'" + verify.root.string() + "' is not a kbench tree (no kernels/ or results/)");
     for (const std::string& dir : options->result_dirs) verify.result_dirs.emplace_back(dir);
     const VerifyReport report = verify_tree(verify);
     for (const VerifyProblem& problem : report.problems)

@@ -172,6 +172,9 @@ TEST(VerifyCommand, ExitStatusSaysCleanProblemsOrBadInput) {
   f.tree.write("README.md", "5.5 us\n");
   EXPECT_EQ(run_kbench("verify " + root), 1);
   EXPECT_EQ(run_kbench("verify --root /nonexistent/kbench"), 2);
+  // An existing folder that is not a kbench tree is bad input, not a clean tree.
+  test::TempDir empty;
+  EXPECT_EQ(run_kbench("verify --root '" + empty.path().string() + "'"), 2);
 }
 
 }  // namespace
