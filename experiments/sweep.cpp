@@ -192,6 +192,28 @@ nlohmann::json launch_overhead(const std::vector<Record>& records) {
   return out;
 }
 
+// Each timer of the run on an empty kernel: the least it can report for one launch. With the
+// events timer this is the GPU-side cost of starting a kernel (several microseconds), which
+// bounds the fraction of copy bandwidth any kernel of a few megabytes can show.
+nlohmann::json timer_floors(const SweepSettings& s, const L2Flusher& flusher, cudaStream_t stream) {
+  const DeviceSet nothing;
+  const SetLauncher empty = [](const DeviceSet&, cudaStream_t st) { launch_empty_kernel(st); };
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& cache : s.caches)
+    for (const auto& timer : s.timers) {
+      const bool cold = cache == "cold";
+      const auto t = timer == "events"
+                         ? make_event_timer(empty, nothing, cold ? &flusher : nullptr, stream)
+                         : make_graph_timer(empty, {&nothing}, kMaxGraphLaunches, cold, stream);
+      std::vector<double> us;
+      for (int i = 0; i < s.visits * s.samples; ++i) us.push_back(t->sample_us());
+      const Summary sum = summarize(us);
+      out.push_back({{"cache", cache}, {"timer", timer}, {"median_us", sum.median},
+                     {"min_us", sum.min}, {"samples_us", us}});
+    }
+  return out;
+}
+
 nlohmann::json settings_json(const SweepSettings& s) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : s.cases) {
@@ -226,7 +248,7 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const std::vector<PlannedCase
       }
       p->timed.push_back(v);
       p->checks.push_back(info);
-      p->workspaces.emplace_back(v->workspace_bytes(plan[i].c));
+      p->workspaces.push_back(DeviceBuffer::zeroed(v->workspace_bytes(plan[i].c)));
     }
     p->data.expected.clear();  // the oracle's host copy is not needed once checked
     p->data.expected.shrink_to_fit();
@@ -344,6 +366,7 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
       }
     progress(i + 1, order.size(), u);
   }
+  const nlohmann::json floors = timer_floors(s, flusher, stream);
   result.warmup["sm_clock_mhz_after"] = measure_sm_clock_mhz(stream);
 
   for (const auto& u : units)
@@ -359,6 +382,7 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
   for (const auto& w : result.load["warnings"]) spdlog::warn("{}", w.get<std::string>());
   result.extra = {{"comparisons", comparisons(units, s.seed)},
                   {"launch_overhead", launch_overhead(result.records)},
+                  {"timer_floor", floors},
                   {"check_failures", failures}, {"skipped", skipped}};
   result.meta["finished"] = iso8601_utc_now();
   return result;

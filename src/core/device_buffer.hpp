@@ -32,6 +32,13 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
+  // A buffer whose bytes are all zero (workspaces: see Variant::workspace_bytes).
+  static DeviceBuffer zeroed(std::size_t bytes) {
+    DeviceBuffer b(bytes);
+    if (bytes) KB_CUDA(cudaMemset(b.ptr_, 0, bytes));
+    return b;
+  }
+
   void* get() const { return ptr_; }
   std::byte* bytes_ptr() const { return static_cast<std::byte*>(ptr_); }
   std::size_t size() const { return bytes_; }

@@ -28,7 +28,14 @@ __global__ void spin_kernel(unsigned long long ns) {
   } while (t - t0 < ns);
 }
 
+__global__ void empty_kernel() {}
+
 }  // namespace
+
+void launch_empty_kernel(cudaStream_t stream) {
+  empty_kernel<<<1, 1, 0, stream>>>();
+  KB_CUDA_LAUNCH();
+}
 
 void launch_queue_delay(cudaStream_t stream, double microseconds) {
   spin_kernel<<<1, 32, 0, stream>>>(static_cast<unsigned long long>(microseconds * 1000));

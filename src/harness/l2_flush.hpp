@@ -27,4 +27,8 @@ class L2Flusher {
 // Timers queue it ahead of a warm sample so that the host's launch work overlaps it.
 void launch_queue_delay(cudaStream_t stream, double microseconds);
 
+// Queues a kernel that does nothing: timed like any variant, it gives a timer's floor, the
+// least that timer can report for one launch (see the sweep's extra.timer_floor).
+void launch_empty_kernel(cudaStream_t stream);
+
 }  // namespace kbench

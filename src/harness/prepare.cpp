@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <sstream>
 
@@ -126,15 +127,27 @@ CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t s
   CheckInfo info;
   if (pc.expected.size() != pc.output_desc.size())
     throw std::logic_error("check_variant: the oracle outputs were released or do not match");
-  for (std::size_t i = 0; i < pc.output_desc.size(); ++i) {
-    const auto& buf = pc.primary.outputs[i];
-    const std::size_t span = span_bytes(pc.output_desc[i]);
-    KB_CUDA(cudaMemsetAsync(buf.get(), kPoisonByte, span, stream));
-    KB_CUDA(cudaMemsetAsync(buf.bytes_ptr() + span, kGuardByte, kGuardBytes, stream));
-  }
-  DeviceBuffer workspace(v.workspace_bytes(pc.c));
-  v.launch(LaunchArgs{pc.c, pc.primary.input_views, pc.primary.output_views, workspace.get(), stream});
-  KB_CUDA(cudaStreamSynchronize(stream));
+  const DeviceBuffer workspace = DeviceBuffer::zeroed(v.workspace_bytes(pc.c));
+  const auto poison_and_launch = [&] {
+    for (std::size_t i = 0; i < pc.output_desc.size(); ++i) {
+      const auto& buf = pc.primary.outputs[i];
+      const std::size_t span = span_bytes(pc.output_desc[i]);
+      KB_CUDA(cudaMemsetAsync(buf.get(), kPoisonByte, span, stream));
+      KB_CUDA(cudaMemsetAsync(buf.bytes_ptr() + span, kGuardByte, kGuardBytes, stream));
+    }
+    v.launch(LaunchArgs{pc.c, pc.primary.input_views, pc.primary.output_views, workspace.get(), stream});
+    KB_CUDA(cudaStreamSynchronize(stream));
+  };
+  const auto output_bits = [&] {
+    std::vector<std::vector<std::byte>> bits;
+    for (std::size_t i = 0; i < pc.output_desc.size(); ++i) {
+      bits.emplace_back(span_bytes(pc.output_desc[i]) + kGuardBytes);
+      KB_CUDA(cudaMemcpy(bits.back().data(), pc.primary.outputs[i].get(), bits.back().size(),
+                         cudaMemcpyDeviceToHost));
+    }
+    return bits;
+  };
+  poison_and_launch();
 
   info.passed = true;
   double worst_ratio = -1;
@@ -177,6 +190,17 @@ CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t s
         info.detail = msg.str();
         break;
       }
+    }
+  }
+  // Timed launches reuse one workspace, so a second launch on it (outputs poisoned again) must
+  // give the same bits: a variant that leaves its workspace dirty (row_sum split's counters)
+  // or reads what the last launch left would otherwise pass here and time wrong answers.
+  if (info.passed) {
+    const auto first = output_bits();
+    poison_and_launch();
+    if (output_bits() != first) {
+      info.passed = false;
+      info.detail = "a second launch on the same workspace gave different output bits";
     }
   }
   return info;

@@ -3,7 +3,8 @@
 // prepare_case() draws fresh random inputs (rounded to the dtype, so the oracle sees what the
 // kernel sees), uploads them (row padding filled with NaN, so a kernel that reads it is
 // caught), and computes the oracle. check_variant() poisons every output with NaN and a guard
-// region after it with a byte pattern, launches once, and compares every element.
+// region after it with a byte pattern, launches once, and compares every element; then it
+// launches again on the same workspace and requires the same bits.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -39,7 +40,8 @@ struct PreparedCase {
 
 PreparedCase prepare_case(const Op& op, const Case& c, Rng& rng, const InputTweak& tweak = {});
 
-// Launches `v` once on the primary set and compares every element with the oracle.
+// Launches `v` on the primary set and compares every element with the oracle, then launches it
+// again (same workspace, outputs poisoned again) and requires bit-identical outputs.
 // Never throws for a wrong answer (passed = false with a detail line); throws CudaError if the
 // launch itself fails.
 CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t stream);

@@ -100,6 +100,9 @@ struct Variant {
   std::string summary;
   // Empty when the variant supports the case; otherwise why it does not.
   std::function<std::string(const Case&)> unsupported = [](const Case&) { return std::string(); };
+  // Scratch the launch needs. It is zeroed once when allocated and then reused by every launch
+  // of the variant, so a launch that relies on zeros (row_sum split's per-row counters) must
+  // leave them zero when it finishes.
   std::function<std::size_t(const Case&)> workspace_bytes = [](const Case&) { return std::size_t{0}; };
   std::function<void(const LaunchArgs&)> launch;
 };
