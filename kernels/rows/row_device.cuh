@@ -182,8 +182,16 @@ __device__ __forceinline__ float row_reduce(float v, int lanes, float* scratch, 
 inline constexpr float kLog2e = 1.4426950408889634f;
 
 // exp(d) for d = x - max <= 0, computed from the exact difference (never x*log2e - m*log2e,
-// which loses the low bits of d at |x| ~ 1e4).
-__device__ __forceinline__ float exp_diff(float d) { return exp2f(d * kLog2e); }
+// which loses the low bits of d at |x| ~ 1e4). One MUFU.EX2 (ex2.approx.ftz): exp2f adds a
+// range test and a rescale per element to get denormal results right, and those results
+// (below 2^-126, then divided by a row sum >= 1) are far under every softmax tolerance's atol,
+// so flushing them to zero changes nothing a check can see. The extra instructions counted in
+// 16-bit softmax, which is close to instruction-bound (docs/kernels.md).
+__device__ __forceinline__ float exp_diff(float d) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * kLog2e));
+  return r;
+}
 
 // The shift subtracted before exp: the running max, or 0 while a lane has seen only -inf, so
 // that exp(-inf - (-inf)) = NaN never happens (the predecessor's masked-row bug).

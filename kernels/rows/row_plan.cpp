@@ -19,8 +19,15 @@ int vec_elems(DType t) { return static_cast<int>(16 / dtype_size(t)); }
 
 // Resident plan: 64 bytes per thread (4 vectors) is enough in flight when an SM holds 2048
 // threads; narrow rows use part of a warp (1 vector per lane up to 32 vectors, then 4, then 8
-// vectors per lane for a whole warp), wider rows a block of 128..1024 threads.
-RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_block) {
+// vectors per lane for a whole warp), wider rows a block of 64..1024 threads.
+//
+// float32 softmax holds 8 vectors per thread in its block plan (up to 256 threads, 2048
+// vectors): its exps replace the raw vectors in the same 32 registers, so the kernel stays at
+// 63 registers and a row takes half the threads. Registers, not threads, cap how many blocks
+// an SM holds, so twice the bytes are in flight per SM: 8192x8192 went from 84% to 92% of copy
+// bandwidth (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors),
+// and row_sum's 8-vector blocks ran slower, so both keep 4.
+RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_block, RowOp op) {
   const int v = vec_elems(dtype);
   const std::int64_t nvec = std::max<std::int64_t>(1, ceil_div(width, v));
   RowPlan p;
@@ -38,8 +45,10 @@ RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_
     p.vecs = 8;
     p.lanes = 32;
   } else {
-    p.vecs = 4;
-    p.lanes = std::max(64, pow2_at_least(ceil_div(nvec, 4)));
+    const bool eight = op == RowOp::softmax && dtype_size(dtype) == 4 &&
+                       nvec <= 8 * resident_max_threads(op, 8);
+    p.vecs = eight ? 8 : 4;
+    p.lanes = std::max(64, pow2_at_least(ceil_div(nvec, p.vecs)));
   }
   // Warp plan: several rows per 128-thread block. Block plan: exactly one row per block, since
   // its reduction (block_reduce) spans the whole block; max(lanes, 128) once gave the forced
@@ -121,7 +130,7 @@ std::string describe(const RowPlan& p) {
   return s + " blocks=" + std::to_string(p.blocks);
 }
 
-std::string resident_plan_problem(const RowPlan& p) {
+std::string resident_plan_problem(const RowPlan& p, RowOp op) {
   const std::string where = " (" + describe(p) + ")";
   if (p.lanes < 1 || p.lanes > 1024 || (p.lanes & (p.lanes - 1)) != 0)
     return "lanes must be a power of two in 1..1024" + where;
@@ -131,6 +140,8 @@ std::string resident_plan_problem(const RowPlan& p) {
     return "lanes must cover a row's scalar head and tail (one element of a vector each)" + where;
   if (p.lanes > 32 && p.threads != p.lanes)
     return "a row spanning several warps needs a block to itself (threads == lanes)" + where;
+  if (p.threads > resident_max_threads(op, p.vecs))
+    return "more threads than the kernel's launch bound for this many vectors" + where;
   return {};
 }
 
@@ -150,7 +161,7 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   // and ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live
   // across the dot reduction; keep_packed in the kernel brings it to float16's 64.)
   const std::int64_t resident_max = op == RowOp::row_sum ? 512 : resident_max_vecs(op);
-  if (nvec <= resident_max) return resident(rows, width, dtype, false);
+  if (nvec <= resident_max) return resident(rows, width, dtype, false, op);
   return looped(rows, width, dtype, dev, op);
 }
 
@@ -182,8 +193,8 @@ RowPlan forced_plan(Forced f, std::int64_t rows, std::int64_t width, DType dtype
   if (!why.empty()) throw std::invalid_argument(why);
   switch (f) {
     case Forced::resident_warp:
-    case Forced::resident_any: return resident(rows, width, dtype, false);
-    case Forced::resident_block: return resident(rows, width, dtype, true);
+    case Forced::resident_any: return resident(rows, width, dtype, false, op);
+    case Forced::resident_block: return resident(rows, width, dtype, true, op);
     case Forced::looped: return looped(rows, width, dtype, dev, op);
     case Forced::split: return split(rows, width, dtype, dev);
   }

@@ -69,10 +69,11 @@ RowPlan forced_plan(Forced f, std::int64_t rows, std::int64_t width, DType dtype
 // are read one element per lane), threads a multiple of lanes up to 1024, and lanes > 32 only with
 // threads == lanes (the block reduction spans the whole block, so one row per block). The
 // launchers refuse a plan that breaks it; the CPU tests check every plan against it.
-std::string resident_plan_problem(const RowPlan& p);
+std::string resident_plan_problem(const RowPlan& p, RowOp op);
 
 // Resident plan capacity in 16-byte vectors per row: 1024 threads x 4 vectors; backward holds
-// two tensors, so 512 threads x 4 vectors (the register budget of 1024 threads would spill).
+// y and dy, so 512 threads x 4 vectors (128 registers each; 1024 threads would cap them at 64
+// and spill).
 inline constexpr int kResidentMaxVecs = 4096;
 inline constexpr int kResidentMaxThreadsBackward = 512;
 inline constexpr int resident_max_vecs(RowOp op) {
@@ -80,5 +81,16 @@ inline constexpr int resident_max_vecs(RowOp op) {
 }
 // The warp plan's capacity: 32 lanes x 8 vectors.
 inline constexpr int kWarpMaxVecs = 256;
+// The launch bound of each resident kernel holding `vecs` vectors per thread (its
+// __launch_bounds__; a plan must not launch more threads). 4 vectors: 1024 threads in 64
+// registers (backward, holding two tensors: 512). 8 vectors: 128 threads, except float32
+// softmax's block plan: 256. The bound steers register allocation: under 256, row_sum's
+// 8-vector kernel got 48 registers instead of 62 and ran 1.2x slower (16384x1024 float32, an
+// unsaved run), so only softmax takes it.
+inline constexpr int resident_max_threads(RowOp op, int vecs) {
+  if (vecs == 4) return op == RowOp::softmax_backward ? kResidentMaxThreadsBackward : 1024;
+  if (vecs == 8 && op == RowOp::softmax) return 256;
+  return 128;
+}
 
 }  // namespace kbench::rows

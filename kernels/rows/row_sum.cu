@@ -9,9 +9,11 @@
 //   looped: a block per row, grid-stride over rows; the row in chunks of threads x 4 vectors,
 //          each lane adding its chunk partial into a compensated (Kahan) sum, so widths to 2^20
 //          do not drift.
-//   split: fewer rows than SMs. Kernel 1: a block per row piece writes its float32 partial;
-//          kernel 2: a warp per row adds the partials in a fixed order (deterministic, no
-//          atomics). The partials cost 4 bytes per piece, nothing next to the row.
+//   split: fewer rows than SMs. One kernel: a block per row piece writes its float32 partial
+//          and counts itself done on the row's counter; the row's last block adds the partials
+//          in a fixed order (deterministic: the order does not depend on which block is last)
+//          and resets the counter. A second kernel for the final sum cost a launch, ~2 us of
+//          GPU time with the events timer, which left it behind CUB at 128x32769.
 #include <cuda_runtime.h>
 
 #include <cub/device/device_segmented_reduce.cuh>
@@ -37,7 +39,7 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
 }
 
 template <class T, int K>
-__global__ void __launch_bounds__(K == 4 ? 1024 : 128) row_sum_resident_kernel(const T* __restrict__ x,
+__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K)) row_sum_resident_kernel(const T* __restrict__ x,
                                                                 std::int64_t x_stride,
                                                                 T* __restrict__ y,
                                                                 std::int64_t rows, int width,
@@ -111,31 +113,49 @@ __global__ void __launch_bounds__(1024) row_sum_looped_kernel(const T* __restric
   }
 }
 
+// The split workspace: rows x segments partials, then one counter per row (zero between
+// launches: the workspace starts zeroed and each row's last block resets its counter).
+struct SplitScratch {
+  float* partial;
+  unsigned* done;
+};
+
+inline SplitScratch split_scratch(void* workspace, std::int64_t rows, int segments) {
+  auto* partial = static_cast<float*>(workspace);
+  return {partial, reinterpret_cast<unsigned*>(partial + rows * segments)};
+}
+
 template <class T>
-__global__ void __launch_bounds__(256) row_sum_split_partial_kernel(
-    const T* __restrict__ x, std::int64_t x_stride, float* __restrict__ partial, int width,
-    int segments, int segment, Fault fault) {
+__global__ void __launch_bounds__(256) row_sum_split_kernel(const T* __restrict__ x,
+                                                            std::int64_t x_stride,
+                                                            T* __restrict__ y, SplitScratch w,
+                                                            int width, int segments, int segment,
+                                                            Fault fault) {
   __shared__ float scratch[32];
+  __shared__ bool last;
   const std::int64_t row = blockIdx.x / segments;
   const int seg = blockIdx.x % segments;
   const int begin = seg * segment;
   const int n = min(segment, width - begin);
   const float part = thread_partial(x + row_offset(row, x_stride) + begin, n, fault);
   const float total = block_reduce(part, scratch, SumOp{});
-  if (threadIdx.x == 0) partial[blockIdx.x] = total;
-}
-
-// A warp per row adds its pieces' partials, lane-strided then a fixed shuffle tree.
-template <class T>
-__global__ void __launch_bounds__(128) row_sum_split_finish_kernel(
-    const float* __restrict__ partial, T* __restrict__ y, std::int64_t rows, int segments) {
-  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * 4 + threadIdx.x / 32;
-  const int lane = threadIdx.x & 31;
+  if (threadIdx.x == 0) {
+    w.partial[blockIdx.x] = total;
+    __threadfence();  // the partial is visible GPU-wide before the count says so
+    last = atomicAdd(&w.done[row], 1u) == static_cast<unsigned>(segments - 1);
+  }
+  __syncthreads();
+  if (!last || threadIdx.x >= 32) return;
+  // The row's last block: every other piece's partial is visible (each fenced before counting).
+  __threadfence();
+  const float* partial = w.partial + row * segments;
   KahanSum acc;
-  if (row < rows)
-    for (int i = lane; i < segments; i += 32) acc.add(partial[row * segments + i]);
-  const float total = group_reduce(acc.value(), 32, SumOp{});
-  if (row < rows && lane == 0) y[row] = from_float<T>(total);
+  for (int i = threadIdx.x; i < segments; i += 32) acc.add(__ldcg(partial + i));
+  const float sum = group_reduce(acc.value(), 32, SumOp{});
+  if (threadIdx.x == 0) {
+    y[row] = from_float<T>(sum);
+    w.done[row] = 0;  // ready for the next launch
+  }
 }
 
 template <class T>
@@ -196,7 +216,7 @@ void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
     T* y = a.outputs[0].as<T>();
     switch (plan.kind) {
       case RowKind::resident: {
-        if (const std::string why = resident_plan_problem(plan); !why.empty())
+        if (const std::string why = resident_plan_problem(plan, RowOp::row_sum); !why.empty())
           throw std::logic_error("row_sum: " + why);
         const auto blocks = static_cast<unsigned>(plan.blocks);
         if (plan.vecs == 1)
@@ -216,12 +236,9 @@ void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
       case RowKind::split: {
         if (a.workspace == nullptr) throw std::invalid_argument("row_sum split: no workspace");
         if (s.rows * plan.segments > kIndexLimit) throw std::invalid_argument("row_sum split: too many pieces");
-        auto* partial = static_cast<float*>(a.workspace);
-        row_sum_split_partial_kernel<T><<<static_cast<unsigned>(s.rows * plan.segments), 256, 0, a.stream>>>(
-            x, s.stride, partial, w, plan.segments, static_cast<int>(plan.segment), fault);
-        KB_CUDA_LAUNCH();
-        row_sum_split_finish_kernel<T><<<static_cast<unsigned>((s.rows + 3) / 4), 128, 0, a.stream>>>(
-            partial, y, s.rows, plan.segments);
+        row_sum_split_kernel<T><<<static_cast<unsigned>(s.rows * plan.segments), 256, 0, a.stream>>>(
+            x, s.stride, y, split_scratch(a.workspace, s.rows, plan.segments), w, plan.segments,
+            static_cast<int>(plan.segment), fault);
         break;
       }
     }

@@ -37,7 +37,8 @@ DeviceLimits current_device_limits() {
 std::size_t split_workspace_bytes(const RowPlan& plan, std::int64_t rows, RowOp op) {
   if (plan.kind != RowKind::split) return 0;
   const std::size_t per = op == RowOp::softmax ? 2 * sizeof(float) : sizeof(float);
-  return static_cast<std::size_t>(rows) * plan.segments * per;
+  const std::size_t counters = op == RowOp::row_sum ? rows * sizeof(unsigned) : 0;  // per-row done counts
+  return static_cast<std::size_t>(rows) * plan.segments * per + counters;
 }
 
 }  // namespace kbench::rows

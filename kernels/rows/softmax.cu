@@ -57,7 +57,7 @@ __device__ __forceinline__ Vec16<T> scale16(const float (&e)[kVec<T>], float inv
 // exp2f per element, ~6 instructions each, at twice the elements per byte of float32). The
 // values and the order of the sum are those of computing it twice, so the output bits are too.
 template <class T, int K>
-__global__ void __launch_bounds__(K == 4 ? 1024 : 128) softmax_resident_kernel(const T* __restrict__ x,
+__global__ void __launch_bounds__(resident_max_threads(RowOp::softmax, K)) softmax_resident_kernel(const T* __restrict__ x,
                                                                 std::int64_t x_stride,
                                                                 T* __restrict__ y,
                                                                 std::int64_t rows, int width,
@@ -349,7 +349,7 @@ void launch_softmax(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
     T* y = a.outputs[0].as<T>();
     switch (plan.kind) {
       case RowKind::resident: {
-        if (const std::string why = resident_plan_problem(plan); !why.empty())
+        if (const std::string why = resident_plan_problem(plan, RowOp::softmax); !why.empty())
           throw std::logic_error("softmax: " + why);
         const auto blocks = static_cast<unsigned>(plan.blocks);
         if (plan.vecs == 1)

@@ -19,9 +19,6 @@ namespace kbench::rows {
 namespace {
 
 constexpr int kLoopVecs = 4;
-// y and dy both in registers: 512 threads leave 128 registers each (1024 would cap them at 64
-// and spill).
-constexpr int kBwdMaxThreads = kResidentMaxThreadsBackward;
 
 template <class T>
 __device__ __forceinline__ float dot16(const uint4& a, const uint4& b) {
@@ -53,7 +50,7 @@ struct Rows3 {
 };
 
 template <class T, int K>
-__global__ void __launch_bounds__(K == 4 ? kBwdMaxThreads : 128) softmax_bwd_resident_kernel(Rows3 t, std::int64_t rows,
+__global__ void __launch_bounds__(resident_max_threads(RowOp::softmax_backward, K)) softmax_bwd_resident_kernel(Rows3 t, std::int64_t rows,
                                                                     int width, int lanes,
                                                                     Fault fault) {
   __shared__ float scratch[32];
@@ -280,7 +277,7 @@ void launch_softmax_backward(const RowPlan& plan, const LaunchArgs& a, Fault fau
   dispatch_dtype(a.c.dtype, [&]<class T>() {
     switch (plan.kind) {
       case RowKind::resident: {
-        if (const std::string why = resident_plan_problem(plan); !why.empty())
+        if (const std::string why = resident_plan_problem(plan, RowOp::softmax_backward); !why.empty())
           throw std::logic_error("softmax_backward: " + why);
         const auto blocks = static_cast<unsigned>(plan.blocks);
         if (plan.vecs == 1)

@@ -38,9 +38,12 @@ TEST(RowPlan, PinnedTable) {
       {S, 199, 760, f32, K::resident, 128, 32, 8, 0, 1, 0, 50},
       {S, 16384, 1024, f32, K::resident, 128, 32, 8, 0, 1, 0, 4096},
       {S, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
-      {S, 4096, 4096, f32, K::resident, 256, 256, 4, 0, 1, 0, 4096},
+      // float32 softmax blocks hold 8 vectors per thread up to 2048 vectors (256 threads).
+      {S, 4096, 4096, f32, K::resident, 128, 128, 8, 0, 1, 0, 4096},
       {S, 4096, 4096, bf16, K::resident, 128, 128, 4, 0, 1, 0, 4096},
-      {S, 8192, 8192, f32, K::resident, 512, 512, 4, 0, 1, 0, 8192},
+      {S, 8192, 8192, f32, K::resident, 256, 256, 8, 0, 1, 0, 8192},
+      {S, 100, 1100, f32, K::resident, 64, 64, 8, 0, 1, 0, 100},
+      {B, 8192, 8192, f32, K::resident, 512, 512, 4, 0, 1, 0, 8192},
       {S, 8192, 8192, f16, K::resident, 256, 256, 4, 0, 1, 0, 8192},
       {S, 8192, 16384, f32, K::resident, 1024, 1024, 4, 0, 1, 0, 8192},
       {B, 8192, 16384, f32, K::looped, 512, 512, 4, 8192, 1, 0, 396},
@@ -121,7 +124,7 @@ TEST(RowPlan, ResidentPlansGiveAMultiWarpRowItsOwnBlock) {
           for (const RowPlan& p : plans) {
             const std::string where = std::to_string(rows) + "x" + std::to_string(width) + " " +
                                       std::string(dtype_name(dt)) + ": " + describe(p);
-            EXPECT_EQ(resident_plan_problem(p), "") << where;
+            EXPECT_EQ(resident_plan_problem(p, op), "") << where;
             EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, width) << where;
             EXPECT_GE(p.lanes, v) << where;  // a head or tail of up to v - 1 elements
             EXPECT_EQ(p.blocks, (rows + p.threads / p.lanes - 1) / (p.threads / p.lanes)) << where;
@@ -141,7 +144,13 @@ TEST(RowPlan, ResidentPlansGiveAMultiWarpRowItsOwnBlock) {
   // and the check the launchers make refuses the shape that was wrong.
   RowPlan two_rows = b;
   two_rows.threads = 128;
-  EXPECT_NE(resident_plan_problem(two_rows), "");
+  EXPECT_NE(resident_plan_problem(two_rows, RowOp::row_sum), "");
+  // A plan past the kernel's launch bound is refused too (8 vectors: 128 threads for row_sum).
+  RowPlan wide = b;
+  wide.vecs = 8;
+  wide.lanes = wide.threads = 256;
+  EXPECT_NE(resident_plan_problem(wide, RowOp::row_sum), "");
+  EXPECT_EQ(resident_plan_problem(wide, RowOp::softmax), "");
 }
 
 TEST(RowPlan, ForcedPlansSayWhatTheyCannotRun) {
