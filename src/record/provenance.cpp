@@ -45,18 +45,32 @@ std::string hostname() {
 
 }  // namespace
 
+// The commit named by .kbench-git-commit's first line, if the file says one.
+std::optional<std::string> marker_commit(const std::filesystem::path& root) {
+  std::ifstream file(root / ".kbench-git-commit");
+  std::string line;
+  if (file && std::getline(file, line) && !trim(line).empty()) return trim(line);
+  return std::nullopt;
+}
+
 nlohmann::json provenance(const std::filesystem::path& root) {
   nlohmann::json git = {{"commit", "unknown"}, {"dirty", false}, {"source", "none"}};
+  const auto marker = marker_commit(root);
   if (auto head = git_output(root, "rev-parse HEAD")) {
     // results/ and archive/ are outputs, not sources: a new result must not make the tree dirty.
     auto status =
         git_output(root, "status --porcelain -- . ':(exclude)results' ':(exclude)archive'");
-    git = {
-        {"commit", trim(*head)}, {"dirty", !status || !trim(*status).empty()}, {"source", "git"}};
-  } else if (std::ifstream file(root / ".kbench-git-commit"); file) {
-    std::string line;
-    if (std::getline(file, line) && !trim(line).empty())
-      git = {{"commit", trim(line)}, {"dirty", false}, {"source", ".kbench-git-commit"}};
+    const bool dirty = !status || !trim(*status).empty();
+    git = {{"commit", trim(*head)}, {"dirty", dirty}, {"source", "git"}};
+    // A copy of a newer tree over an older .git (the GPU machine's copy of a checkout) reads as
+    // dirty at the old commit; the marker, written when the copy was made, names the commit
+    // the files are at. A clean tree is its own proof and wins over any marker. Both views are
+    // kept, and the manifest's hashes settle which files were measured.
+    if (dirty && marker && *marker != trim(*head))
+      git = {{"commit", *marker}, {"dirty", false}, {"source", ".kbench-git-commit"},
+             {"git_head", trim(*head)}, {"git_dirty", true}};
+  } else if (marker) {
+    git = {{"commit", *marker}, {"dirty", false}, {"source", ".kbench-git-commit"}};
   }
   return {{"host", hostname()}, {"git", git}};
 }

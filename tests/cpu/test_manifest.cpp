@@ -119,6 +119,31 @@ TEST(Provenance, ReadsGitReadOnlyAndIgnoresResults) {
   EXPECT_FALSE(std::filesystem::exists(tree.path() / ".git" / "index.lock"));
 }
 
+// The GPU machine's copy: files of a newer commit over an older .git. git sees a dirty tree at
+// the old commit; the marker names the new one and wins, with git's view kept beside it. Once
+// the tree is clean, git wins over any marker (a stale marker must not relabel a clean tree).
+TEST(Provenance, CommitFileNamesACopiedTreeThatGitSeesDirty) {
+  test::TempDir tree;
+  const std::string git = "git -C '" + tree.path().string() + "' ";
+  const std::string commit = git + "add -A && " + git +
+                             "-c user.name=t -c user.email=t@t commit -qm c >/dev/null 2>&1";
+  tree.write("kernels/a.cu", "a\n");
+  ASSERT_EQ(std::system((git + "init -q && " + commit).c_str()), 0);
+  const std::string old_head = provenance(tree.path())["git"]["commit"];
+  tree.write("kernels/a.cu", "newer\n");
+  tree.write(".kbench-git-commit", "feedface\n");
+  auto p = provenance(tree.path())["git"];
+  EXPECT_EQ(p["commit"], "feedface");
+  EXPECT_EQ(p["source"], ".kbench-git-commit");
+  EXPECT_EQ(p["git_head"], old_head);
+  EXPECT_TRUE(p["git_dirty"]);
+  ASSERT_EQ(std::system(commit.c_str()), 0);
+  p = provenance(tree.path())["git"];
+  EXPECT_EQ(p["source"], "git");
+  EXPECT_NE(p["commit"], "feedface");
+  EXPECT_FALSE(p["dirty"]);
+}
+
 TEST(Provenance, TimeIsIso8601Utc) {
   const std::string now = iso8601_utc_now();
   EXPECT_EQ(now.size(), 20u) << now;
