@@ -142,7 +142,8 @@ struct ResultCheck {
 
 // --- docs -----------------------------------------------------------------------------------
 
-// The figures verify can trace: medians for times, gbps for bandwidths.
+// The figures verify can trace: medians for times (records, and the sweep's timer floors in
+// extra.timer_floor), gbps for bandwidths.
 struct SavedFigures {
   std::vector<double> median_us;
   std::vector<double> gbps;
@@ -152,6 +153,11 @@ struct SavedFigures {
       if (std::isfinite(r.median_us)) median_us.push_back(r.median_us);
       if (std::isfinite(r.gbps)) gbps.push_back(r.gbps);
     }
+    const auto floors = result.extra.find("timer_floor");
+    if (floors != result.extra.end() && floors->is_array())
+      for (const auto& f : *floors)
+        if (f.is_object() && f.contains("median_us") && f["median_us"].is_number())
+          median_us.push_back(f["median_us"].get<double>());
   }
 };
 

@@ -46,6 +46,7 @@ struct Fixture {
     rec.median_us = rec.q1_us = rec.q3_us = rec.min_us = 12.345;
     rec.gbps = 1234.5;
     r.records = {rec};
+    r.extra = {{"timer_floor", {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.976}}}}};
     result_file = write_result(r, tree.path() / "results" / "sweep");
   }
 
@@ -148,6 +149,15 @@ TEST(Verify, DocsFigureMustMatchASavedMedianAtItsPrecision) {
   EXPECT_EQ(report.problems[0].file, "docs/methodology/timers.md:3");
   EXPECT_NE(report.problems[0].what.find("quotes 12.31 us"), std::string::npos);
   EXPECT_NE(report.problems[1].what.find("quotes 1,300 GB/s"), std::string::npos);
+}
+
+// A timer's floor (extra.timer_floor) is a saved median too; other numbers in extra are not.
+TEST(Verify, TimerFloorIsATraceableFigure) {
+  Fixture f;
+  f.tree.write("README.md", "an empty kernel reads 2.976 us with the events timer\n");
+  EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
+  f.tree.write("README.md", "an empty kernel reads 2.977 us with the events timer\n");
+  EXPECT_EQ(f.verify().problems.size(), 1u) << all_problems(f.verify());
 }
 
 TEST(Verify, ArchivedFigureCountsOnlyOnALineLinkingTheArchive) {
