@@ -181,6 +181,24 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
   return out + "\n";
 }
 
+// Each file's extra.timer_floor (the sweep's empty-kernel readings): the least any of its
+// records can show, worth having beside the small cases. Nothing when no file has them.
+std::string timer_floors(const std::vector<ReportInput>& inputs) {
+  std::string rows;
+  for (const auto& in : inputs) {
+    const auto it = in.result.extra.find("timer_floor");
+    if (it == in.result.extra.end() || !it->is_array()) continue;
+    for (const auto& f : *it) {
+      if (!f.is_object() || !f.contains("median_us") || !f["median_us"].is_number()) continue;
+      rows += table_row({in.path, json_string(f, "cache"), json_string(f, "timer"),
+                         format("%.3f us", f["median_us"].get<double>())});
+    }
+  }
+  if (rows.empty()) return "";
+  return "Timer floors (an empty kernel, median):\n\n" + table_row({"file", "cache", "timer", "floor"}) +
+         table_row(std::vector<std::string>(4, "---")) + rows + "\n";
+}
+
 std::string build_report(const std::vector<ReportInput>& inputs, const ReportFilter& filter) {
   require_same_device(inputs);
 
@@ -212,6 +230,7 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   }
   out += "\nLoad warnings: " + (warnings.empty() ? std::string("none\n") : "\n\n" + warnings);
   out += "\n";
+  out += timer_floors(inputs);
 
   std::vector<Record> shown;
   for (const auto& in : inputs)

@@ -144,6 +144,15 @@ Result on_device(const std::string& name, const std::string& uuid) {
   return r;
 }
 
+TEST(ReportTable, TimerFloorsAreListedPerFile) {
+  Result r = on_device("NVIDIA H200", "GPU-1");
+  r.records = {make_record("auto", false, {4096, 4096}, 10.0, 0.9)};
+  EXPECT_EQ(build_report({{"a.json", r}}, ReportFilter{}).find("Timer floors"), std::string::npos);
+  r.extra = {{"timer_floor", {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.976}}}}};
+  const std::string report = build_report({{"a.json", r}}, ReportFilter{});
+  EXPECT_NE(report.find("| a.json | cold | events | 2.976 us |"), std::string::npos) << report;
+}
+
 TEST(ReportDevices, DifferentUuidsAreRefused) {
   EXPECT_THROW(require_same_device({{"a.json", on_device("NVIDIA H200", "GPU-1")},
                                     {"b.json", on_device("NVIDIA H200", "GPU-2")}}),
