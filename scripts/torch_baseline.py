@@ -803,26 +803,33 @@ def lf_sha256(path: Path) -> str:
 
 
 def git_provenance() -> dict:
-    """Like kbench's provenance: git if the tree has it, else .kbench-git-commit (a copy of the
-    tree without .git names its commit there; dirty is then unknown and written as false)."""
+    """As kbench's provenance (src/record/provenance.cpp): git if the tree has it; the commit
+    named in .kbench-git-commit when there is no git, or when git sees a dirty tree at another
+    commit (a copy of a newer tree over an older .git), keeping git's view as git_head."""
     def git(*args):
         done = subprocess.run(["git", "-C", str(REPO_ROOT), "--no-optional-locks", *args],
                               capture_output=True, text=True)
         return done.stdout if done.returncode == 0 else None
+    marker = None
+    marker_file = REPO_ROOT / ".kbench-git-commit"
+    if marker_file.is_file():
+        lines = marker_file.read_text(encoding="utf-8").splitlines()
+        if lines and lines[0].strip():
+            marker = lines[0].strip()
     try:
         head = git("rev-parse", "HEAD")
         if head:
             status = git("status", "--porcelain", "--", ".", ":(exclude)results",
                          ":(exclude)archive")
-            return {"commit": head.strip(), "dirty": status is None or bool(status.strip()),
-                    "source": "git"}
+            dirty = status is None or bool(status.strip())
+            if dirty and marker and marker != head.strip():
+                return {"commit": marker, "dirty": False, "source": ".kbench-git-commit",
+                        "git_head": head.strip(), "git_dirty": True}
+            return {"commit": head.strip(), "dirty": dirty, "source": "git"}
     except OSError:
         pass
-    marker = REPO_ROOT / ".kbench-git-commit"
-    if marker.is_file():
-        lines = marker.read_text(encoding="utf-8").splitlines()
-        if lines and lines[0].strip():
-            return {"commit": lines[0].strip(), "dirty": False, "source": ".kbench-git-commit"}
+    if marker:
+        return {"commit": marker, "dirty": False, "source": ".kbench-git-commit"}
     return {"commit": "unknown", "dirty": False, "source": "none"}
 
 

@@ -47,13 +47,23 @@ union Vec16 {
   __device__ Vec16() {}
 };
 
-enum class Cache { normal, stream };  // stream: read once (evict first)
+// How a 16-byte load treats the caches. Chosen by measurement on the H200 (an unsaved tuning
+// run timing every plan under each choice; the sweep in docs/kernels.md has the outcome):
+//   normal    ld.global.nc (__ldg): data read once by a one-pass plan, and the first pass of a
+//             two-pass plan. Evict-first loads (ld.global.cs) here made the resident backward
+//             8-10% slower and float32 softmax 2-4% slower.
+//   last_use  ld.global.cs (__ldcs), evict-first: the second read of a looped or split plan,
+//             after which the row is dead. With __ldg there, the split backward at 64x131072
+//             float32 ran 10% slower: the dead rows pushed out rows other blocks still re-read.
+// Outputs are always written evict-first (__stcs): plain stores made looped softmax at
+// 128x32769 float32 1.55x slower, the written lines evicting the rows its second pass re-reads.
+enum class Cache { normal, last_use };
 
-template <class T, Cache C = Cache::stream>
+template <class T, Cache C>
 __device__ __forceinline__ uint4 load16(const T* p, bool vec_ok) {
   if (vec_ok) {
     const auto* q = reinterpret_cast<const uint4*>(p);
-    if constexpr (C == Cache::stream) return __ldcs(q);
+    if constexpr (C == Cache::last_use) return __ldcs(q);
     else return __ldg(q);
   }
   Vec16<T> r;

@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K)) row_s
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int v = lane + k * lanes;
-      if (v < p.nvec) raw[k] = load16<T>(xr + p.head + v * kVec<T>, true);
+      if (v < p.nvec) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
     }
     if (lane < p.head) acc += to_float(xr[lane]);
     if (lane < p.tail) acc += to_float(xr[p.tail_begin + lane]);
@@ -84,7 +84,7 @@ __device__ __forceinline__ float thread_partial(const T* xr, int n, Fault fault)
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k) {
       const int v = base + threadIdx.x + k * blockDim.x;
-      if (v < end) raw[k] = load16<T>(xr + p.head + v * kVec<T>, true);
+      if (v < end) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
     }
     float part = 0.0f;
 #pragma unroll

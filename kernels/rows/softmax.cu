@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::softmax, K)) softm
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int v = lane + k * lanes;
-    if (v < p.nvec) raw[k] = load16<T>(xr + p.head + v * kVec<T>, true);
+    if (v < p.nvec) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
   }
   const float xh = lane < p.head ? to_float(xr[lane]) : -INFINITY;
   const float xt = lane < p.tail ? to_float(xr[p.tail_begin + lane]) : -INFINITY;
@@ -175,7 +175,7 @@ __device__ __forceinline__ void write_normalized(const T* xr, T* yr, const RowPa
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k) {
       const int v = base + t + k * blockDim.x;
-      if (v < end) raw[k] = load16<T>(xr + p.head + v * kVec<T>, true);  // last use
+      if (v < end) raw[k] = load16<T, Cache::last_use>(xr + p.head + v * kVec<T>, true);
     }
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k) {
@@ -316,7 +316,7 @@ __global__ void __launch_bounds__(256) softmax_eager_normalize_kernel(
     const int v = piece * blockDim.x + threadIdx.x;
     if (v < p.nvec)
       store16<T>(yr + p.head + v * kVec<T>,
-                 normalize16<T>(load16<T>(xr + p.head + v * kVec<T>, true), shift, inv),
+                 normalize16<T>(load16<T, Cache::last_use>(xr + p.head + v * kVec<T>, true), shift, inv),
                  same_phase(xr, yr));
     if (piece == 0) {
       const int t = threadIdx.x;

@@ -71,8 +71,8 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::softmax_backward, 
   for (int k = 0; k < K; ++k) {
     const int v = lane + k * lanes;
     if (v < p.nvec) {
-      ry[k] = load16<T>(yr + p.head + v * kVec<T>, true);
-      rdy[k] = load16<T>(dyr + p.head + v * kVec<T>, dy_vec);
+      ry[k] = load16<T, Cache::normal>(yr + p.head + v * kVec<T>, true);
+      rdy[k] = load16<T, Cache::normal>(dyr + p.head + v * kVec<T>, dy_vec);
     }
   }
   float dot = 0.0f;
@@ -144,8 +144,8 @@ __device__ __forceinline__ void write_grad(const T* yr, const T* dyr, T* dxr, co
     for (int k = 0; k < kLoopVecs; ++k) {
       const int v = base + t + k * blockDim.x;
       if (v < p.nvec) {
-        ry[k] = load16<T>(yr + p.head + v * kVec<T>, true);
-        rdy[k] = load16<T>(dyr + p.head + v * kVec<T>, dy_vec);
+        ry[k] = load16<T, Cache::last_use>(yr + p.head + v * kVec<T>, true);
+        rdy[k] = load16<T, Cache::last_use>(dyr + p.head + v * kVec<T>, dy_vec);
       }
     }
 #pragma unroll
@@ -242,8 +242,9 @@ __global__ void __launch_bounds__(256) softmax_bwd_eager_grad_kernel(Rows3 t, co
     const int v = piece * blockDim.x + threadIdx.x;
     if (v < p.nvec) {
       const int e = p.head + v * kVec<T>;
-      store16<T>(dxr + e, grad16<T>(load16<T>(yr + e, true), load16<T>(dyr + e, same_phase(yr, dyr)), dot),
-                 same_phase(yr, dxr));
+      const uint4 y = load16<T, Cache::last_use>(yr + e, true);
+      const uint4 dy = load16<T, Cache::last_use>(dyr + e, same_phase(yr, dyr));
+      store16<T>(dxr + e, grad16<T>(y, dy, dot), same_phase(yr, dxr));
     }
     if (piece == 0) {
       const int i = threadIdx.x;
