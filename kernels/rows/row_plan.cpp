@@ -23,9 +23,9 @@ int vec_elems(DType t) { return static_cast<int>(16 / dtype_size(t)); }
 //
 // float32 softmax holds 8 vectors per thread in its block plan (up to 256 threads, 2048
 // vectors): its exps replace the raw vectors in the same 32 registers, so the kernel stays at
-// 63 registers and a row takes half the threads. Registers, not threads, cap how many blocks
-// an SM holds, so twice the bytes are in flight per SM: 8192x8192 went from 84% to 92% of copy
-// bandwidth (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors),
+// 62 registers and a row takes half the threads. Registers, not threads, cap how many blocks
+// an SM holds, so twice the bytes are in flight per SM: 8192x8192 went from 83.2% to 91.9% of
+// copy bandwidth (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors),
 // and row_sum's 8-vector blocks ran slower, so both keep 4.
 RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_block, RowOp op) {
   const int v = vec_elems(dtype);

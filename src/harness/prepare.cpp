@@ -53,26 +53,26 @@ DeviceSet allocate_outputs(const std::vector<TensorDesc>& out_desc, DeviceSet se
   return set;
 }
 
-// Dense logical values of a (possibly strided) device tensor.
-std::vector<double> download(const TensorDesc& d, const DeviceBuffer& buf) {
-  std::vector<std::byte> raw(span_bytes(d));
-  if (!raw.empty()) KB_CUDA(cudaMemcpy(raw.data(), buf.get(), raw.size(), cudaMemcpyDeviceToHost));
-  if (d.row_stride != d.cols) {
-    const std::size_t es = dtype_size(d.dtype), row_bytes = d.cols * es;
-    std::vector<std::byte> dense(d.elements() * es);
-    for (std::int64_t r = 0; r < d.rows; ++r)
-      std::memcpy(&dense[r * row_bytes], &raw[r * d.row_stride * es], row_bytes);
-    raw.swap(dense);
-  }
-  return decode(d.dtype, raw);
+// An output as the kernel left it: its span and the guard bytes after it, copied to the host.
+std::vector<std::byte> output_bits(const TensorDesc& d, const DeviceBuffer& buf) {
+  std::vector<std::byte> bits(span_bytes(d) + kGuardBytes);
+  KB_CUDA(cudaMemcpy(bits.data(), buf.get(), bits.size(), cudaMemcpyDeviceToHost));
+  return bits;
 }
 
-bool guard_intact(const TensorDesc& d, const DeviceBuffer& buf) {
-  unsigned char guard[kGuardBytes];
-  KB_CUDA(cudaMemcpy(guard, buf.bytes_ptr() + span_bytes(d), kGuardBytes, cudaMemcpyDeviceToHost));
-  for (unsigned char g : guard)
-    if (g != kGuardByte) return false;
+bool guard_intact(const TensorDesc& d, const std::vector<std::byte>& bits) {
+  for (std::size_t i = span_bytes(d); i < bits.size(); ++i)
+    if (bits[i] != std::byte{kGuardByte}) return false;
   return true;
+}
+
+// Dense logical values of a (possibly strided) tensor from its output bits.
+std::vector<double> dense_values(const TensorDesc& d, const std::vector<std::byte>& bits) {
+  const std::size_t es = dtype_size(d.dtype), row_bytes = d.cols * es;
+  std::vector<std::byte> dense(d.elements() * es);
+  for (std::int64_t r = 0; r < d.rows; ++r)
+    if (row_bytes) std::memcpy(&dense[r * row_bytes], &bits[r * d.row_stride * es], row_bytes);
+  return decode(d.dtype, dense);
 }
 
 }  // namespace
@@ -138,27 +138,25 @@ CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t s
     v.launch(LaunchArgs{pc.c, pc.primary.input_views, pc.primary.output_views, workspace.get(), stream});
     KB_CUDA(cudaStreamSynchronize(stream));
   };
-  const auto output_bits = [&] {
+  const auto all_output_bits = [&] {
     std::vector<std::vector<std::byte>> bits;
-    for (std::size_t i = 0; i < pc.output_desc.size(); ++i) {
-      bits.emplace_back(span_bytes(pc.output_desc[i]) + kGuardBytes);
-      KB_CUDA(cudaMemcpy(bits.back().data(), pc.primary.outputs[i].get(), bits.back().size(),
-                         cudaMemcpyDeviceToHost));
-    }
+    for (std::size_t i = 0; i < pc.output_desc.size(); ++i)
+      bits.push_back(output_bits(pc.output_desc[i], pc.primary.outputs[i]));
     return bits;
   };
   poison_and_launch();
+  const auto first = all_output_bits();
 
   info.passed = true;
   double worst_ratio = -1;
   for (std::size_t i = 0; i < pc.output_desc.size() && info.passed; ++i) {
     const auto& d = pc.output_desc[i];
-    if (!guard_intact(d, pc.primary.outputs[i])) {
+    if (!guard_intact(d, first[i])) {
       info.passed = false;
       info.detail = "output '" + d.name + "': a write past its end";
       break;
     }
-    const std::vector<double> got = download(d, pc.primary.outputs[i]);
+    const std::vector<double> got = dense_values(d, first[i]);
     const std::vector<double>& ref = pc.expected[i].values;
     const Tolerance tol = pc.op->tolerance(pc.c, i);
     for (std::size_t k = 0; k < got.size(); ++k) {
@@ -196,9 +194,8 @@ CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t s
   // give the same bits: a variant that leaves its workspace dirty (row_sum split's counters)
   // or reads what the last launch left would otherwise pass here and time wrong answers.
   if (info.passed) {
-    const auto first = output_bits();
     poison_and_launch();
-    if (output_bits() != first) {
+    if (all_output_bits() != first) {
       info.passed = false;
       info.detail = "a second launch on the same workspace gave different output bits";
     }
