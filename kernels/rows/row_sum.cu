@@ -39,7 +39,8 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
 }
 
 template <class T, int K>
-__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K)) row_sum_resident_kernel(const T* __restrict__ x,
+__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
+                                  resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_resident_kernel(const T* __restrict__ x,
                                                                 std::int64_t x_stride,
                                                                 T* __restrict__ y,
                                                                 std::int64_t rows, int width,
