@@ -54,17 +54,21 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
   if (row < rows) {
     const T* xr = x + row_offset(row, x_stride);
     const RowParts p = row_parts(xr, width);
-    uint4 raw[K];
+    if (p.nvec > 0) {
+      // Every lane loads all K vectors unconditionally (past the row's end it re-reads the
+      // last one and adds nothing): with a guarded load per vector, ptxas consumed each load
+      // before issuing the next, so a row took K round trips to DRAM instead of one.
+      const T* base = xr + p.head;
+      uint4 raw[K];
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int v = lane + k * lanes;
-      if (v < p.nvec) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
+      for (int k = 0; k < K; ++k)
+        raw[k] = load16<T, Cache::normal>(base + min(lane + k * lanes, p.nvec - 1) * kVec<T>, true);
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
     }
     if (lane < p.head) acc += to_float(xr[lane]);
     if (lane < p.tail) acc += to_float(xr[p.tail_begin + lane]);
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-      if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
   }
   acc = row_reduce(acc, lanes, scratch, SumOp{});
   if (row < rows && lane == 0) y[row] = from_float<T>(acc);
