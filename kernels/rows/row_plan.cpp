@@ -155,12 +155,15 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   // so it splits only below half the SMs; row_sum's split won there (8.0 vs 12.7 us).
   const std::int64_t split_below = op == RowOp::row_sum ? dev.sms : dev.sms / 2;
   if (rows < split_below && width > 8192) return split(rows, width, dtype, dev);
-  // row_sum reads each element once, so holding a row in registers buys nothing past a warp's
-  // worth: the looped plan was faster at 4096x4096 and 8192x8192 float32 (61.6 vs 75.3 us).
+  // row_sum reads each element once and keeps nothing, so past a block of 256 threads x 4
+  // vectors the looped plan (128 threads, 4 vectors a step) is as fast and needs no wider
+  // blocks. Up to it, the resident block with all its loads in flight at once was 3% faster
+  // than looped at 16-bit 8192x8192 (33.1 vs 34.0 us, events) and even at float32 4096x4096
+  // (an unsaved run; before its loads were issued together it trailed looped by 6-25%).
   // (bfloat16 backward once looped here: held in registers it took 99-161 registers per thread
   // and ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live
   // across the dot reduction; keep_packed in the kernel brings it to float16's 64.)
-  const std::int64_t resident_max = op == RowOp::row_sum ? 512 : resident_max_vecs(op);
+  const std::int64_t resident_max = op == RowOp::row_sum ? 1024 : resident_max_vecs(op);
   if (nvec <= resident_max) return resident(rows, width, dtype, false, op);
   return looped(rows, width, dtype, dev, op);
 }

@@ -94,11 +94,10 @@ inline constexpr int resident_max_threads(RowOp op, int vecs) {
 }
 // The second launch bound (0: none): blocks of resident_max_threads an SM must hold at once,
 // which caps registers at 65536 / (blocks x threads). row_sum keeps only its loads and a sum,
-// and a full SM (2048 threads at 32 registers) keeps the most bytes in flight. Unbounded, ptxas
-// gave the float32 4-vector kernel 44 registers, 1024 threads per SM at 512 per block: its block
-// plan at 8192x8192 drew 3.51 TB/s from DRAM against the looped plan's 4.27 (ncu, an unsaved
-// run). The 16-bit kernels spill at 32 (they take 42-46), and softmax and backward hold a row's
-// values, so they keep no second bound.
+// so the float32 kernels fit a full SM (2048 threads at 32 registers; 29 with its 4 loads in
+// flight). Unbounded, ptxas gave the 4-vector kernel 44, and ncu showed its 512-thread block
+// plan at 8192x8192 at 50% occupancy. The 16-bit kernels spill at 32 (they take 42), and softmax
+// and backward hold a row's values, so they keep no second bound.
 inline constexpr int resident_min_blocks(RowOp op, int vecs, int elem_bytes) {
   return op == RowOp::row_sum && vecs <= 4 && elem_bytes == 4 ? 2048 / resident_max_threads(op, vecs) : 0;
 }
