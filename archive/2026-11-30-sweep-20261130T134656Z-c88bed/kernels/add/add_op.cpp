@@ -1,0 +1,58 @@
+// add: z = x + y, elementwise. Bytes: read 2n, write n elements; n flops (not counted: the op
+// is memory-bound by two orders of magnitude).
+#include "kernels/add/add.hpp"
+
+#include <cmath>
+
+namespace kbench {
+
+namespace {
+
+std::vector<TensorDesc> one_row(const Case& c, const char* name) {
+  return {TensorDesc{name, c.dtype, 1, c.shape.at(0), c.shape.at(0)}};
+}
+
+}  // namespace
+
+Op make_add_op() {
+  Op op;
+  op.name = "add";
+  op.summary = "z = x + y, elementwise";
+  op.shape_rank = 1;
+  op.sources = {"kernels/add/", "kernels/common/"};
+  op.inputs = [](const Case& c) {
+    auto x = one_row(c, "x");
+    x.push_back(one_row(c, "y")[0]);
+    return x;
+  };
+  op.outputs = [](const Case& c) { return one_row(c, "z"); };
+  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
+    for (auto& t : in)
+      for (auto& v : t.values) v = rng.uniform(-1.0, 1.0);
+  };
+  op.oracle = [](const Case&, const std::vector<HostTensor>& in) {
+    HostTensor z{in[0].desc, std::vector<double>(in[0].values.size())};
+    z.desc.name = "z";
+    for (std::size_t i = 0; i < z.values.size(); ++i) z.values[i] = in[0].values[i] + in[1].values[i];
+    return std::vector<HostTensor>{std::move(z)};
+  };
+  // The sum of two representable values is computed in float32 and rounded once to the output
+  // type: at most half an ulp, i.e. the unit roundoff u relative (float32's own rounding adds
+  // at most 2^-24 more, below u for the 16-bit types). The absolute term covers results in
+  // float16's subnormal range, where the spacing is 2^-24.
+  op.tolerance = [](const Case& c, std::size_t) {
+    const double u = dtype_epsilon(c.dtype);
+    const double rtol = c.dtype == DType::f32 ? u : u + std::ldexp(1.0, -24);
+    return Tolerance{std::ldexp(1.0, -25), rtol, "one rounding of the exact sum to the dtype"};
+  };
+  op.bytes = [](const Case& c) { return 3.0 * c.shape.at(0) * dtype_size(c.dtype); };
+  op.flops = [](const Case&) { return 0.0; };
+  return op;
+}
+
+void register_add(Registry& r) {
+  r.add_op(make_add_op());
+  register_add_variants(r);
+}
+
+}  // namespace kbench
