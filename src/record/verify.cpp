@@ -142,24 +142,98 @@ struct ResultCheck {
 
 // --- docs -----------------------------------------------------------------------------------
 
+// What a saved figure is a figure of. A docs line that names ops, dtypes, shapes, timers or
+// caches only matches figures that agree with it, so a number cannot pass by equalling some
+// unrelated record's median. A timer floor has no op, dtype or shape, and agrees with any.
+struct Figure {
+  double value;
+  std::string op, dtype, shape, cache, timer;
+};
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text;
+  for (std::int64_t d : shape) {
+    if (!text.empty()) text += 'x';
+    text += std::to_string(d);
+  }
+  return text;
+}
+
 // The figures verify can trace: medians for times (records, and the sweep's timer floors in
 // extra.timer_floor), gbps for bandwidths.
 struct SavedFigures {
-  std::vector<double> median_us;
-  std::vector<double> gbps;
+  std::vector<Figure> median_us;
+  std::vector<Figure> gbps;
 
   void add(const Result& result) {
     for (const Record& r : result.records) {
-      if (std::isfinite(r.median_us)) median_us.push_back(r.median_us);
-      if (std::isfinite(r.gbps)) gbps.push_back(r.gbps);
+      const std::string shape = shape_text(r.shape);
+      if (std::isfinite(r.median_us))
+        median_us.push_back({r.median_us, r.op, r.dtype, shape, r.cache, r.timer});
+      if (std::isfinite(r.gbps)) gbps.push_back({r.gbps, r.op, r.dtype, shape, r.cache, r.timer});
     }
     const auto floors = result.extra.find("timer_floor");
     if (floors != result.extra.end() && floors->is_array())
       for (const auto& f : *floors)
         if (f.is_object() && f.contains("median_us") && f["median_us"].is_number())
-          median_us.push_back(f["median_us"].get<double>());
+          median_us.push_back({f["median_us"].get<double>(), "", "", "",
+                               f.value("cache", std::string{}), f.value("timer", std::string{})});
+  }
+  void add_ops_to(std::set<std::string>& ops) const {
+    for (const Figure& f : median_us)
+      if (!f.op.empty()) ops.insert(f.op);
   }
 };
+
+// What one docs line names: each set empty when the line names none of its kind.
+struct LineContext {
+  std::set<std::string> op, dtype, shape, cache, timer;
+
+  static bool agrees(const std::set<std::string>& named, const std::string& value) {
+    return named.empty() || value.empty() || named.count(value) > 0;
+  }
+  bool agrees(const Figure& f) const {
+    return agrees(op, f.op) && agrees(dtype, f.dtype) && agrees(shape, f.shape) &&
+           agrees(cache, f.cache) && agrees(timer, f.timer);
+  }
+  std::string describe() const {
+    std::string text;
+    const auto add = [&](const char* kind, const std::set<std::string>& values) {
+      for (const std::string& v : values) {
+        if (!text.empty()) text += ", ";
+        text.append(kind).append(" ").append(v);
+      }
+    };
+    add("op", op);
+    add("dtype", dtype);
+    add("shape", shape);
+    add("cache", cache);
+    add("timer", timer);
+    return text;
+  }
+};
+
+// Words are runs of letters, digits and '_' (row_sum and softmax_backward are one word each,
+// "row sum" is two and names no op). A shape is RxC... or a bare integer of 6 or more digits
+// (a 1-D element count such as 268435456).
+LineContext line_context(const std::string& line, const std::set<std::string>& ops) {
+  static const std::regex word("[A-Za-z0-9_]+");
+  static const std::regex shape("^(?:[0-9]+(?:x[0-9]+)+|[0-9]{6,})$");
+  LineContext context;
+  for (std::sregex_iterator it(line.begin(), line.end(), word), end; it != end; ++it) {
+    const std::string w = it->str();
+    const std::size_t at = static_cast<std::size_t>(it->position());
+    const bool in_number = (at > 0 && (line[at - 1] == '.' || line[at - 1] == ',')) ||
+                           (at + w.size() < line.size() &&
+                            (line[at + w.size()] == '.' || line[at + w.size()] == ','));
+    if (ops.count(w)) context.op.insert(w);
+    else if (w == "float32" || w == "float16" || w == "bfloat16") context.dtype.insert(w);
+    else if (w == "cold" || w == "warm") context.cache.insert(w);
+    else if (w == "events" || w == "graph") context.timer.insert(w);
+    else if (!in_number && std::regex_match(w, shape)) context.shape.insert(w);
+  }
+  return context;
+}
 
 // "<number> us|µs|GB/s|TB/s" with an optional (possibly non-breaking) space; the number may
 // group thousands with commas. It must not be the tail of a longer token (v1.5, x86, 2e3).
@@ -177,11 +251,12 @@ const std::regex& archive_link_pattern() {
 
 // |saved - quoted| within half a unit of the last quoted digit: "4.3 us" matches 4.26 and
 // 4.349 but not 4.36. A tiny relative slack absorbs binary rounding of the decimal bounds.
-bool matches_at_precision(double quoted, int decimals, const std::vector<double>& saved,
-                          double scale) {
+// Only figures that agree with what the line names count.
+bool matches_at_precision(double quoted, int decimals, const std::vector<Figure>& saved,
+                          double scale, const LineContext& context) {
   const double half_unit = 0.5 * std::pow(10.0, -decimals);
-  return std::any_of(saved.begin(), saved.end(), [&](double value) {
-    return std::fabs(value / scale - quoted) <= half_unit * (1 + 1e-9);
+  return std::any_of(saved.begin(), saved.end(), [&](const Figure& f) {
+    return std::fabs(f.value / scale - quoted) <= half_unit * (1 + 1e-9) && context.agrees(f);
   });
 }
 
@@ -205,7 +280,8 @@ bool is_fence(const std::string& line, std::string& fence) {
 }
 
 void check_doc(const fs::path& root, const fs::path& doc, const SavedFigures& current,
-               const SavedFigures& archived, VerifyReport& report) {
+               const SavedFigures& archived, const std::set<std::string>& ops,
+               VerifyReport& report) {
   std::ifstream in(doc, std::ios::binary);
   if (!in) {
     report.problems.push_back({display(root, doc), "cannot be read", "check its permissions"});
@@ -219,6 +295,7 @@ void check_doc(const fs::path& root, const fs::path& doc, const SavedFigures& cu
     if (is_fence(line, fence) || !fence.empty()) continue;
     if (line.find("verify:ignore") != std::string::npos) continue;
     const bool links_archive = std::regex_search(line, archive_link_pattern());
+    const LineContext context = line_context(line, ops);
     for (std::sregex_iterator it(line.begin(), line.end(), figure_pattern()), end; it != end;
          ++it) {
       const std::smatch& m = *it;
@@ -230,15 +307,18 @@ void check_doc(const fs::path& root, const fs::path& doc, const SavedFigures& cu
       const bool is_time = unit != "GB/s" && unit != "TB/s";
       const double scale = unit == "TB/s" ? 1000.0 : 1.0;
       auto saved_in = [&](const SavedFigures& f) {
-        return matches_at_precision(quoted, decimals, is_time ? f.median_us : f.gbps, scale);
+        return matches_at_precision(quoted, decimals, is_time ? f.median_us : f.gbps, scale,
+                                    context);
       };
       if (saved_in(current) || (links_archive && saved_in(archived))) continue;
       const std::string figure = m[2].str() + " " + unit;
+      const std::string named = context.describe();
       const std::string field = is_time ? "median_us" : unit == "TB/s" ? "gbps/1000" : "gbps";
       report.problems.push_back({display(root, doc) + ":" + std::to_string(line_number),
                                  "quotes " + figure + ", which matches no " + field +
                                      " of a current result" +
-                                     (links_archive ? " or an archived one" : ""),
+                                     (links_archive ? " or an archived one" : "") +
+                                     (named.empty() ? "" : " for what the line names (" + named + ")"),
                                  "re-measure and quote the saved figure, link the archived result "
                                  "(archive/...) on this line, "
                                  "or add verify:ignore if it is not a kbench measurement"});
@@ -281,7 +361,11 @@ VerifyReport verify_tree(const VerifyOptions& options) {
       if (auto result = archive_check.check_file(file)) archived.add(*result);
   }
 
-  for (const fs::path& doc : doc_files(root)) check_doc(root, doc, current, archived, report);
+  std::set<std::string> ops;
+  current.add_ops_to(ops);
+  archived.add_ops_to(ops);
+  for (const fs::path& doc : doc_files(root))
+    check_doc(root, doc, current, archived, ops, report);
   return report;
 }
 

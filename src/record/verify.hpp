@@ -3,7 +3,8 @@
 //  - every file its manifest lists as measured still hashes as recorded, and every record's op
 //    is listed as measured (otherwise the result must move to archive/ with its sources);
 //  - results under archive/<entry>/results/ match the copies under archive/<entry>/;
-//  - every timing or bandwidth quoted in README.md and docs/**/*.md matches a saved figure.
+//  - every timing or bandwidth quoted in README.md and docs/**/*.md matches a saved figure of a
+//    record that agrees with what its line names (op, dtype, shape, cache, timer).
 #pragma once
 
 #include <filesystem>

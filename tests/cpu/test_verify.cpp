@@ -160,6 +160,33 @@ TEST(Verify, TimerFloorIsATraceableFigure) {
   EXPECT_EQ(f.verify().problems.size(), 1u) << all_problems(f.verify());
 }
 
+// A line that names ops, dtypes, shapes, timers or caches matches only figures of records
+// that agree: 12.345 us is add's float32 1024x1024 cold events median, not softmax's or
+// graph's, and a timer floor has no op or shape to disagree with.
+TEST(Verify, DocsFigureMustAgreeWithWhatItsLineNames) {
+  Fixture f;
+  f.tree.write("README.md",
+               "| add | 1024x1024 | float32 | cold | events | 12.345 us | 1234.5 GB/s |\n"
+               "add at 1024x1024: 12.35 us. The events floor is 2.976 us for softmax too.\n"
+               "row sum (two words, no op) takes 12.3 us\n");
+  EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
+
+  f.tree.write("README.md",
+               "| add | 1024x1024 | float16 | cold | events | 12.345 us |\n"
+               "| add | 2048x1024 | float32 | cold | events | 12.345 us |\n"
+               "| add | 1024x1024 | float32 | warm | events | 12.345 us |\n"
+               "add in graph mode: 12.345 us\n"
+               "the empty kernel with graph replay: 2.976 us\n");
+  // "softmax" names an op only once a saved record has it; this tree has only add.
+  const VerifyReport report = f.verify();
+  ASSERT_EQ(report.problems.size(), 5u) << all_problems(report);
+  EXPECT_NE(report.problems[0].what.find("for what the line names (op add, dtype float16, "
+                                         "shape 1024x1024, cache cold, timer events)"),
+            std::string::npos)
+      << report.problems[0].what;
+  EXPECT_NE(report.problems[3].what.find("(op add, timer graph)"), std::string::npos);
+}
+
 TEST(Verify, ArchivedFigureCountsOnlyOnALineLinkingTheArchive) {
   Fixture f;
   f.archive("old");
