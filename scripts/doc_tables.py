@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Markdown tables of the figures docs quote, printed straight from saved result files, so
 that a figure in docs/ is copied from a result rather than typed (kbench verify then checks
-each one against the saved medians).
+each one against the saved medians). Each table is preceded by a line naming it and where it
+goes; the tables are the ones docs/results.md and docs/kernels.md show, in their order.
 
     scripts/doc_tables.py foundation RESULT.json
     scripts/doc_tables.py rows RESULT.json
@@ -24,16 +25,38 @@ def shape(r):
     return "x".join(str(d) for d in r["shape"])
 
 
-def foundation(records):
+def title(text):
+    print(f"\n<!-- {text} -->")
+
+
+def foundation_table(records, keep):
     print("| op | variant | dtype | elements | cache | timer | median | GB/s | of copy |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in records:
-        if r["shape"][0] != 1 << 28 and not (r["shape"][0] == 1 << 20 and r["cache"] == "cold"):
-            continue
-        if r["variant"] == "scalar":
+        if r["variant"] == "scalar" or not keep(r):
             continue
         print(f"| {r['op']} | {r['variant']} | {r['dtype']} | {shape(r)} | {r['cache']} | {r['timer']} "
               f"| {r['median_us']:.3f} us | {r['gbps']:.1f} GB/s | {100 * r['copy_fraction']:.1f}% |")
+
+
+# The launch-overhead table: the copy in float32, and the vec16 add in float32 and float16.
+LAUNCH_ROWS = {("copy", "memcpy", "float32"), ("copy", "vec16", "float32"),
+               ("add", "vec16", "float32"), ("add", "vec16", "float16")}
+
+
+def foundation(records):
+    title("results.md, Copy and add: 2^28 elements, cold, events")
+    foundation_table(records, lambda r: r["shape"][0] == 1 << 28 and r["cache"] == "cold"
+                     and r["timer"] == "events")
+    title("results.md, Launch overhead at 2^20 elements (cold, both timers)")
+    launch = sorted((r for r in records if r["shape"][0] == 1 << 20 and r["cache"] == "cold"
+                     and (r["op"], r["variant"], r["dtype"]) in LAUNCH_ROWS),
+                    key=lambda r: (r["op"] != "copy", r["dtype"] != "float32", r["variant"] != "memcpy",
+                                   r["timer"]))
+    foundation_table(launch, lambda r: True)
+
+
+TARGET_SHAPES = {"4096x4096", "8192x8192", "16384x1024"}  # issue 3's speed targets
 
 
 def rows(records):
@@ -41,14 +64,24 @@ def rows(records):
     for r in records:
         if r["op"] != "copy" and r["cache"] == "cold":
             cells[(r["op"], shape(r), r["dtype"], r["timer"])][r["variant"]] = r
-    print("| op | shape | dtype | timer | auto | GB/s | of copy | baseline | speed-up |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for (op, shp, dt, timer), v in cells.items():
-        base = "cub" if op == "row_sum" else "eager"
-        a, b = v["auto"], v[base]
-        print(f"| {op} | {shp} | {dt} | {timer} | {a['median_us']:.2f} us | {a['gbps']:.0f} GB/s "
-              f"| {100 * a['copy_fraction']:.1f}% | {base} {b['median_us']:.2f} us "
-              f"| {b['median_us'] / a['median_us']:.2f}x |")
+    parts = [("kernels.md, Target shapes, events timer",
+              lambda k: k[1] in TARGET_SHAPES and k[3] == "events"),
+             ("kernels.md, Target shapes, graph timer",
+              lambda k: k[1] in TARGET_SHAPES and k[3] == "graph"),
+             ("kernels.md, Few-row and wide shapes, both timers",
+              lambda k: k[1] not in TARGET_SHAPES)]
+    for name, keep in parts:
+        title(name)
+        print("| op | shape | dtype | timer | auto | GB/s | of copy | baseline | speed-up |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for (op, shp, dt, timer), v in cells.items():
+            if not keep((op, shp, dt, timer)):
+                continue
+            base = "cub" if op == "row_sum" else "eager"
+            a, b = v["auto"], v[base]
+            print(f"| {op} | {shp} | {dt} | {timer} | {a['median_us']:.2f} us | {a['gbps']:.0f} GB/s "
+                  f"| {100 * a['copy_fraction']:.1f}% | {base} {b['median_us']:.2f} us "
+                  f"| {b['median_us'] / a['median_us']:.2f}x |")
 
 
 def torch(records):
@@ -60,10 +93,12 @@ def torch(records):
             tv[key][r["variant"]] = r
         elif not r["baseline"]:
             kb[key].append(r)
+    # Graph replay only: it times kernels without host dispatch, the fair comparison (results.md).
+    title("results.md, PyTorch side by side (graph timer)")
     print("| op | shape | dtype | timer | kbench best | torch.eager | torch.compile | vs eager | vs compile |")
     print("|---|---|---|---|---|---|---|---|---|")
     for key, t in sorted(tv.items()):
-        if key[0] == "copy" or not kb.get(key) or key[3] != "cold":
+        if key[0] == "copy" or not kb.get(key) or key[3] != "cold" or key[4] != "graph":
             continue
         best = min(kb[key], key=lambda r: r["median_us"])
         e, c = t.get("torch.eager"), t.get("torch.compile")
