@@ -85,11 +85,13 @@ __device__ __forceinline__ float thread_partial(const T* xr, int n, Fault fault)
   if (fault == Fault::drop_last_chunk && end > 0) end = ((end - 1) / step) * step;
   KahanSum acc;
   for (int base = 0; base < end; base += step) {
+    // Unconditional loads (past `end`, the last vector again, added as nothing), as in the
+    // resident kernel: guarded ones let ptxas add each vector before the next load issued.
     uint4 raw[kLoopVecs];
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k) {
-      const int v = base + threadIdx.x + k * blockDim.x;
-      if (v < end) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
+      const int v = min(base + static_cast<int>(threadIdx.x) + k * static_cast<int>(blockDim.x), end - 1);
+      raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
     }
     float part = 0.0f;
 #pragma unroll
