@@ -72,6 +72,17 @@ __device__ __forceinline__ uint4 load16(const T* p, bool vec_ok) {
   return r.u;
 }
 
+// K strided 16-byte loads, vectors first, first + step, ..., all issued before any is used:
+// an index past `last` loads vector `last` again (the caller adds nothing for it). With a
+// guarded load per vector, ptxas added each vector before issuing the next load, so K loads
+// cost up to K round trips to DRAM (row_sum, seen in nvdisasm).
+template <class T, Cache C, int K>
+__device__ __forceinline__ void load_vectors(uint4 (&raw)[K], const T* vectors, int first,
+                                             int step, int last) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) raw[k] = load16<T, C>(vectors + min(first + k * step, last) * kVec<T>, true);
+}
+
 template <class T>
 __device__ __forceinline__ void store16(T* p, const Vec16<T>& r, bool vec_ok) {
   if (vec_ok) {

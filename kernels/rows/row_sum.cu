@@ -55,14 +55,8 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
     const T* xr = x + row_offset(row, x_stride);
     const RowParts p = row_parts(xr, width);
     if (p.nvec > 0) {
-      // Every lane loads all K vectors unconditionally (past the row's end it re-reads the
-      // last one and adds nothing): with a guarded load per vector, ptxas consumed each load
-      // before issuing the next, so a row took K round trips to DRAM instead of one.
-      const T* base = xr + p.head;
       uint4 raw[K];
-#pragma unroll
-      for (int k = 0; k < K; ++k)
-        raw[k] = load16<T, Cache::normal>(base + min(lane + k * lanes, p.nvec - 1) * kVec<T>, true);
+      load_vectors<T, Cache::normal>(raw, xr + p.head, lane, lanes, p.nvec - 1);
 #pragma unroll
       for (int k = 0; k < K; ++k)
         if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
@@ -86,11 +80,8 @@ __device__ __forceinline__ float thread_partial(const T* xr, int n, Fault fault)
   KahanSum acc;
   for (int base = 0; base < end; base += step) {
     uint4 raw[kLoopVecs];
-#pragma unroll
-    for (int k = 0; k < kLoopVecs; ++k) {
-      const int v = base + threadIdx.x + k * blockDim.x;
-      if (v < end) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
-    }
+    load_vectors<T, Cache::normal>(raw, xr + p.head, base + static_cast<int>(threadIdx.x),
+                                   static_cast<int>(blockDim.x), end - 1);
     float part = 0.0f;
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k)
