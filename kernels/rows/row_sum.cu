@@ -24,6 +24,7 @@
 #include "core/errors.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_launch.hpp"
 #include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
@@ -211,27 +212,18 @@ void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
     const T* x = a.inputs[0].as<const T>();
     T* y = a.outputs[0].as<T>();
     switch (plan.kind) {
-      case RowKind::resident: {
-        if (const std::string why = resident_plan_problem(plan, RowOp::row_sum); !why.empty())
-          throw std::logic_error("row_sum: " + why);
-        const auto blocks = static_cast<unsigned>(plan.blocks);
-        if (plan.vecs == 1)
-          row_sum_resident_kernel<T, 1><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
-        else if (plan.vecs == 4)
-          row_sum_resident_kernel<T, 4><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
-        else if (plan.vecs == 8)
-          row_sum_resident_kernel<T, 8><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
-        else
-          throw std::logic_error("row_sum: no resident kernel for vecs=" + std::to_string(plan.vecs));
+      case RowKind::resident:
+        dispatch_resident("row_sum", RowOp::row_sum, plan, [&]<int K>() {
+          row_sum_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+              x, s.stride, y, s.rows, w, plan.lanes);
+        });
         break;
-      }
       case RowKind::looped:
         row_sum_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
             x, s.stride, y, s.rows, w, fault);
         break;
       case RowKind::split: {
-        if (a.workspace == nullptr) throw std::invalid_argument("row_sum split: no workspace");
-        if (s.rows * plan.segments > kIndexLimit) throw std::invalid_argument("row_sum split: too many pieces");
+        check_split("row_sum", plan, s.rows, a);
         row_sum_split_kernel<T><<<static_cast<unsigned>(s.rows * plan.segments), 256, 0, a.stream>>>(
             x, s.stride, y, split_scratch(a.workspace, s.rows, plan.segments), w, plan.segments,
             static_cast<int>(plan.segment), fault);

@@ -18,6 +18,7 @@
 #include "core/errors.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_launch.hpp"
 #include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
@@ -348,27 +349,18 @@ void launch_softmax(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
     const T* x = a.inputs[0].as<const T>();
     T* y = a.outputs[0].as<T>();
     switch (plan.kind) {
-      case RowKind::resident: {
-        if (const std::string why = resident_plan_problem(plan, RowOp::softmax); !why.empty())
-          throw std::logic_error("softmax: " + why);
-        const auto blocks = static_cast<unsigned>(plan.blocks);
-        if (plan.vecs == 1)
-          softmax_resident_kernel<T, 1><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
-        else if (plan.vecs == 4)
-          softmax_resident_kernel<T, 4><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
-        else if (plan.vecs == 8)
-          softmax_resident_kernel<T, 8><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
-        else
-          throw std::logic_error("softmax: no resident kernel for vecs=" + std::to_string(plan.vecs));
+      case RowKind::resident:
+        dispatch_resident("softmax", RowOp::softmax, plan, [&]<int K>() {
+          softmax_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+              x, s.stride, y, s.rows, w, plan.lanes);
+        });
         break;
-      }
       case RowKind::looped:
         softmax_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
             x, s.stride, y, s.rows, w, fault);
         break;
       case RowKind::split: {
-        if (a.workspace == nullptr) throw std::invalid_argument("softmax split: no workspace");
-        if (s.rows * plan.segments > kIndexLimit) throw std::invalid_argument("softmax split: too many pieces");
+        check_split("softmax", plan, s.rows, a);
         auto* stats = static_cast<float2*>(a.workspace);
         const auto blocks = static_cast<unsigned>(s.rows * plan.segments);
         const int seg = static_cast<int>(plan.segment);

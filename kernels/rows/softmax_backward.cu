@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_launch.hpp"
 #include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
@@ -277,28 +278,18 @@ void launch_softmax_backward(const RowPlan& plan, const LaunchArgs& a, Fault fau
   const int w = static_cast<int>(s.width);
   dispatch_dtype(a.c.dtype, [&]<class T>() {
     switch (plan.kind) {
-      case RowKind::resident: {
-        if (const std::string why = resident_plan_problem(plan, RowOp::softmax_backward); !why.empty())
-          throw std::logic_error("softmax_backward: " + why);
-        const auto blocks = static_cast<unsigned>(plan.blocks);
-        if (plan.vecs == 1)
-          softmax_bwd_resident_kernel<T, 1><<<blocks, plan.threads, 0, a.stream>>>(s.t, s.rows, w, plan.lanes, fault);
-        else if (plan.vecs == 4)
-          softmax_bwd_resident_kernel<T, 4><<<blocks, plan.threads, 0, a.stream>>>(s.t, s.rows, w, plan.lanes, fault);
-        else if (plan.vecs == 8)
-          softmax_bwd_resident_kernel<T, 8><<<blocks, plan.threads, 0, a.stream>>>(s.t, s.rows, w, plan.lanes, fault);
-        else
-          throw std::logic_error("softmax_backward: no resident kernel for vecs=" + std::to_string(plan.vecs));
+      case RowKind::resident:
+        dispatch_resident("softmax_backward", RowOp::softmax_backward, plan, [&]<int K>() {
+          softmax_bwd_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+              s.t, s.rows, w, plan.lanes, fault);
+        });
         break;
-      }
       case RowKind::looped:
         softmax_bwd_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
             s.t, s.rows, w, fault);
         break;
       case RowKind::split: {
-        if (a.workspace == nullptr) throw std::invalid_argument("softmax_backward split: no workspace");
-        if (s.rows * plan.segments > kIndexLimit)
-          throw std::invalid_argument("softmax_backward split: too many pieces");
+        check_split("softmax_backward", plan, s.rows, a);
         auto* partial = static_cast<float*>(a.workspace);
         const auto blocks = static_cast<unsigned>(s.rows * plan.segments);
         const int seg = static_cast<int>(plan.segment);
