@@ -90,6 +90,10 @@ RowPlan looped(std::int64_t rows, std::int64_t width, DType dtype, const DeviceL
 
 // Split plan: about four blocks per SM in all, 256 threads each; the row is cut into pieces
 // of whole warp-steps (32 lanes x 16 bytes) so every piece starts at the row's own alignment.
+// Never more pieces than chunks (one chunk: all of a block's loads in flight once): the time
+// of a few small rows is the cost per piece, not the read. At 4x32769 pieces of a warp-step
+// (516 blocks, one vector per thread) took 4.76 us against 3.52 us for 36 pieces (float32,
+// graph; softmax 7.48 against 5.09 us; an A/B run in docs/kernels.md#split-pieces).
 RowPlan split(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev) {
   const int v = vec_elems(dtype);
   RowPlan p;
@@ -102,7 +106,7 @@ RowPlan split(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLi
   const std::int64_t r = std::max<std::int64_t>(rows, 1);
   const std::int64_t target = 4 * static_cast<std::int64_t>(dev.sms);
   const std::int64_t quantum = 32 * v;
-  std::int64_t segs = std::clamp<std::int64_t>(ceil_div(target, r), 1, ceil_div(width, quantum));
+  std::int64_t segs = std::clamp<std::int64_t>(ceil_div(target, r), 1, ceil_div(width, p.chunk));
   p.segment = ceil_div(ceil_div(width, segs), quantum) * quantum;
   p.segments = static_cast<int>(ceil_div(width, p.segment));
   p.blocks = r * p.segments;
