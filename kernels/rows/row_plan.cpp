@@ -92,8 +92,9 @@ RowPlan looped(std::int64_t rows, std::int64_t width, DType dtype, const DeviceL
 // of whole warp-steps (32 lanes x 16 bytes) so every piece starts at the row's own alignment.
 // Never more pieces than chunks (one chunk: all of a block's loads in flight once): the time
 // of a few small rows is the cost per piece, not the read. At 4x32769 pieces of a warp-step
-// (516 blocks, one vector per thread) took 4.76 us against 3.52 us for 36 pieces (float32,
-// graph; softmax 7.48 against 5.09 us; an A/B run in docs/kernels.md#split-pieces).
+// (516 blocks, one vector per thread) took 4.29 us against 3.52 us for 36 pieces (row_sum
+// float32, graph; softmax 6.83 against 5.09 us; both sizings in one run:
+// docs/kernels.md#split-pieces).
 RowPlan split(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev) {
   const int v = vec_elems(dtype);
   RowPlan p;

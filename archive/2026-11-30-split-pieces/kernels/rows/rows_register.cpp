@@ -103,6 +103,7 @@ void register_row_sum(Registry& r) {
                              "a block per row in chunks, compensated lane sums", launch_row_sum));
   r.add_variant(plan_variant(op, RowOp::row_sum, "split", Forced::split,
                              "row pieces across blocks, partials added in a fixed order", launch_row_sum));
+  r.add_variant(plan_variant(op, RowOp::row_sum, "split_fine", Forced::split_fine, "old piece sizing", launch_row_sum));
   Variant cub;
   cub.op = op;
   cub.name = "cub";
@@ -126,6 +127,7 @@ void register_softmax(Registry& r) {
                              "online max and sum per lane over chunks, then a second read", launch_softmax));
   r.add_variant(plan_variant(op, RowOp::softmax, "split", Forced::split,
                              "per-piece statistics kernel, then a merge-and-write kernel", launch_softmax));
+  r.add_variant(plan_variant(op, RowOp::softmax, "split_fine", Forced::split_fine, "old piece sizing", launch_softmax));
   Variant eager;
   eager.op = op;
   eager.name = "eager";
@@ -146,6 +148,7 @@ void register_softmax(Registry& r) {
                              "dot over chunks, then a second read of y and dy", launch_softmax_backward));
   r.add_variant(plan_variant(op, RowOp::softmax_backward, "split", Forced::split,
                              "per-piece partial dots, then a fixed-order sum and write", launch_softmax_backward));
+  r.add_variant(plan_variant(op, RowOp::softmax_backward, "split_fine", Forced::split_fine, "old piece sizing", launch_softmax_backward));
   eager.op = op;
   eager.summary = "two kernels: row dot(y, dy), then elementwise dx";
   eager.workspace_bytes = [](const Case& c) { return static_cast<std::size_t>(rows_of(c)) * sizeof(float); };

@@ -90,7 +90,11 @@ RowPlan looped(std::int64_t rows, std::int64_t width, DType dtype, const DeviceL
 
 // Split plan: about four blocks per SM in all, 256 threads each; the row is cut into pieces
 // of whole warp-steps (32 lanes x 16 bytes) so every piece starts at the row's own alignment.
-RowPlan split(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev) {
+// Never more pieces than chunks (one chunk: all of a block's loads in flight once): the time
+// of a few small rows is the cost per piece, not the read. At 4x32769 pieces of a warp-step
+// (516 blocks, one vector per thread) took 4.76 us against 3.52 us for 36 pieces (float32,
+// graph; softmax 7.48 against 5.09 us; an A/B run in docs/kernels.md#split-pieces).
+RowPlan split(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev, bool fine = false) {
   const int v = vec_elems(dtype);
   RowPlan p;
   p.kind = RowKind::split;
@@ -102,7 +106,7 @@ RowPlan split(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLi
   const std::int64_t r = std::max<std::int64_t>(rows, 1);
   const std::int64_t target = 4 * static_cast<std::int64_t>(dev.sms);
   const std::int64_t quantum = 32 * v;
-  std::int64_t segs = std::clamp<std::int64_t>(ceil_div(target, r), 1, ceil_div(width, p.chunk));
+  std::int64_t segs = std::clamp<std::int64_t>(ceil_div(target, r), 1, ceil_div(width, fine ? quantum : p.chunk));
   p.segment = ceil_div(ceil_div(width, segs), quantum) * quantum;
   p.segments = static_cast<int>(ceil_div(width, p.segment));
   p.blocks = r * p.segments;
@@ -185,6 +189,7 @@ std::string plan_unsupported(Forced f, std::int64_t rows, std::int64_t width, DT
                " elements of this dtype per row in registers";
       return {};
     case Forced::looped:
+    case Forced::split_fine:
     case Forced::split: return {};
   }
   return {};
@@ -200,6 +205,7 @@ RowPlan forced_plan(Forced f, std::int64_t rows, std::int64_t width, DType dtype
     case Forced::resident_block: return resident(rows, width, dtype, true, op);
     case Forced::looped: return looped(rows, width, dtype, dev, op);
     case Forced::split: return split(rows, width, dtype, dev);
+    case Forced::split_fine: return split(rows, width, dtype, dev, true);
   }
   throw std::logic_error("unhandled forced plan");
 }

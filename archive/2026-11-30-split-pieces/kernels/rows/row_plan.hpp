@@ -58,7 +58,7 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
 // Parameters of one plan forced by name. resident_warp / resident_block pin the resident plan
 // to lanes <= 32 / lanes >= 64. Each returns an empty string when it can run the shape, else
 // why not (the named variants' unsupported()).
-enum class Forced { resident_warp, resident_block, resident_any, looped, split };
+enum class Forced { resident_warp, resident_block, resident_any, looped, split, split_fine };
 std::string plan_unsupported(Forced f, std::int64_t rows, std::int64_t width, DType dtype,
                              RowOp op = RowOp::softmax);
 RowPlan forced_plan(Forced f, std::int64_t rows, std::int64_t width, DType dtype,
