@@ -25,6 +25,7 @@
 #include "device/device_info.hpp"
 #include "device/gpu_load.hpp"
 #include "device/warmup.hpp"
+#include "experiments/timer_floor.hpp"
 #include "harness/l2_flush.hpp"
 #include "harness/prepare.hpp"
 #include "harness/schedule.hpp"
@@ -43,6 +44,9 @@ constexpr double kGraphTargetUs = 2000;
 constexpr int kMinGraphLaunches = 4;
 constexpr int kMaxGraphLaunches = 500;
 constexpr std::int64_t kRooflineElements = std::int64_t{1} << 28;
+// A timer floor that moves by more than this between the start and the end of the visits is
+// reported (extra.timer_floor_shifts); within one process its samples agree to a few percent.
+constexpr double kFloorTolerance = 0.10;
 
 struct Prepared {
   PlannedCase plan;
@@ -192,28 +196,6 @@ nlohmann::json launch_overhead(const std::vector<Record>& records) {
   return out;
 }
 
-// Each timer of the run on an empty kernel: the least it can report for one launch. With the
-// events timer this is the GPU-side cost of starting a kernel (several microseconds), which
-// bounds the fraction of copy bandwidth any kernel of a few megabytes can show.
-nlohmann::json timer_floors(const SweepSettings& s, const L2Flusher& flusher, cudaStream_t stream) {
-  const DeviceSet nothing;
-  const SetLauncher empty = [](const DeviceSet&, cudaStream_t st) { launch_empty_kernel(st); };
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& cache : s.caches)
-    for (const auto& timer : s.timers) {
-      const bool cold = cache == "cold";
-      const auto t = timer == "events"
-                         ? make_event_timer(empty, nothing, cold ? &flusher : nullptr, stream)
-                         : make_graph_timer(empty, {&nothing}, kMaxGraphLaunches, cold, stream);
-      std::vector<double> us;
-      for (int i = 0; i < s.visits * s.samples; ++i) us.push_back(t->sample_us());
-      const Summary sum = summarize(us);
-      out.push_back({{"cache", cache}, {"timer", timer}, {"median_us", sum.median},
-                     {"min_us", sum.min}, {"samples_us", us}});
-    }
-  return out;
-}
-
 nlohmann::json settings_json(const SweepSettings& s) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : s.cases) {
@@ -354,6 +336,12 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
   spdlog::info("warm-up: {:.0f} ms, SM clock {:.0f} MHz{}", warm.ms, warm.sm_clock_mhz,
                warm.steady ? "" : " (not steady)");
 
+  const auto floors_now = [&] {
+    return measure_timer_floors(s.caches, s.timers, s.visits * s.samples, kMaxGraphLaunches,
+                                flusher, stream);
+  };
+  const nlohmann::json floors_before = floors_now();
+
   std::vector<std::size_t> sizes;
   for (const auto& u : units) sizes.push_back(u.timers.size());
   const auto order = visit_order(sizes, s.visits, s.seed);
@@ -366,7 +354,9 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
       }
     progress(i + 1, order.size(), u);
   }
-  const nlohmann::json floors = timer_floors(s, flusher, stream);
+  const nlohmann::json floors = floors_now();
+  const std::vector<std::string> floor_moves = floor_shifts(floors_before, floors, kFloorTolerance);
+  for (const auto& line : floor_moves) spdlog::warn("{}", line);
   result.warmup["sm_clock_mhz_after"] = measure_sm_clock_mhz(stream);
 
   for (const auto& u : units)
@@ -383,6 +373,8 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
   result.extra = {{"comparisons", comparisons(units, s.seed)},
                   {"launch_overhead", launch_overhead(result.records)},
                   {"timer_floor", floors},
+                  {"timer_floor_before", floors_before},
+                  {"timer_floor_shifts", floor_moves},
                   {"check_failures", failures}, {"skipped", skipped}};
   result.meta["finished"] = iso8601_utc_now();
   return result;

@@ -181,22 +181,37 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
   return out + "\n";
 }
 
-// Each file's extra.timer_floor (the sweep's empty-kernel readings): the least any of its
-// records can show, worth having beside the small cases. Nothing when no file has them.
+// Each file's extra.timer_floor (the sweep's empty-kernel readings, after its visits) beside
+// extra.timer_floor_before (the same before them, where the file has it): the least any of its
+// records can show, worth having beside the small cases, and whether it held still. Nothing
+// when no file has them.
 std::string timer_floors(const std::vector<ReportInput>& inputs) {
+  const auto floor_of = [](const nlohmann::json& f) {
+    return f.is_object() && f.contains("median_us") && f["median_us"].is_number()
+               ? format("%.3f us", f["median_us"].get<double>())
+               : std::string(kMissing);
+  };
   std::string rows;
   for (const auto& in : inputs) {
     const auto it = in.result.extra.find("timer_floor");
     if (it == in.result.extra.end() || !it->is_array()) continue;
+    const auto before = in.result.extra.find("timer_floor_before");
     for (const auto& f : *it) {
       if (!f.is_object() || !f.contains("median_us") || !f["median_us"].is_number()) continue;
-      rows += table_row({in.path, json_string(f, "cache"), json_string(f, "timer"),
-                         format("%.3f us", f["median_us"].get<double>())});
+      std::string earlier = kMissing;
+      if (before != in.result.extra.end() && before->is_array())
+        for (const auto& b : *before)
+          if (b.is_object() && json_string(b, "cache") == json_string(f, "cache") &&
+              json_string(b, "timer") == json_string(f, "timer"))
+            earlier = floor_of(b);
+      rows += table_row({in.path, json_string(f, "cache"), json_string(f, "timer"), earlier,
+                         floor_of(f)});
     }
   }
   if (rows.empty()) return "";
-  return "Timer floors (an empty kernel, median):\n\n" + table_row({"file", "cache", "timer", "floor"}) +
-         table_row(std::vector<std::string>(4, "---")) + rows + "\n";
+  return "Timer floors (an empty kernel, median, before and after the visits):\n\n" +
+         table_row({"file", "cache", "timer", "before", "after"}) +
+         table_row(std::vector<std::string>(5, "---")) + rows + "\n";
 }
 
 std::string build_report(const std::vector<ReportInput>& inputs, const ReportFilter& filter) {

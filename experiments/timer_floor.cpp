@@ -1,0 +1,53 @@
+#include "experiments/timer_floor.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "harness/stats.hpp"
+#include "harness/timers.hpp"
+
+namespace kbench {
+
+nlohmann::json measure_timer_floors(const std::vector<std::string>& caches,
+                                    const std::vector<std::string>& timers, int samples,
+                                    int graph_launches, const L2Flusher& flusher,
+                                    cudaStream_t stream) {
+  const DeviceSet nothing;
+  const SetLauncher empty = [](const DeviceSet&, cudaStream_t st) { launch_empty_kernel(st); };
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& cache : caches)
+    for (const auto& timer : timers) {
+      const bool cold = cache == "cold";
+      const auto t = timer == "events"
+                         ? make_event_timer(empty, nothing, cold ? &flusher : nullptr, stream)
+                         : make_graph_timer(empty, {&nothing}, graph_launches, cold, stream);
+      std::vector<double> us;
+      for (int i = 0; i < samples; ++i) us.push_back(t->sample_us());
+      const Summary sum = summarize(us);
+      out.push_back({{"cache", cache}, {"timer", timer}, {"median_us", sum.median},
+                     {"min_us", sum.min}, {"samples_us", us}});
+    }
+  return out;
+}
+
+std::vector<std::string> floor_shifts(const nlohmann::json& before, const nlohmann::json& after,
+                                      double tolerance) {
+  std::vector<std::string> lines;
+  if (!before.is_array() || !after.is_array()) return lines;
+  for (const auto& b : before)
+    for (const auto& a : after) {
+      if (a.value("cache", "") != b.value("cache", "") || a.value("timer", "") != b.value("timer", ""))
+        continue;
+      const double was = b.value("median_us", NAN), now = a.value("median_us", NAN);
+      if (!(was > 0) || !std::isfinite(now) || std::abs(now - was) <= tolerance * was) continue;
+      char line[200];
+      std::snprintf(line, sizeof line,
+                    "timer floor moved during the run: %s %s %.3f -> %.3f us per launch (%+.0f%%)",
+                    b.value("cache", "").c_str(), b.value("timer", "").c_str(), was, now,
+                    100.0 * (now - was) / was);
+      lines.emplace_back(line);
+    }
+  return lines;
+}
+
+}  // namespace kbench

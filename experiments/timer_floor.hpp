@@ -1,0 +1,31 @@
+// Each timer's floor: what it reports for an empty kernel, the least any record of the run can
+// read. The sweep takes it before and after its visits: a floor that moves between the two
+// means the per-launch cost changed under the run (seen on the H200: 0.51 against 0.69 us per
+// launch in graph replay between processes of the same binary), and a few-microsecond kernel
+// moves with it, so the run says so instead of leaving it to a later comparison.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "harness/l2_flush.hpp"
+
+namespace kbench {
+
+// One entry {cache, timer, median_us, min_us, samples_us} per cache mode and timer, from
+// `samples` samples each; the graph timer replays `graph_launches` empty kernels per sample.
+nlohmann::json measure_timer_floors(const std::vector<std::string>& caches,
+                                    const std::vector<std::string>& timers, int samples,
+                                    int graph_launches, const L2Flusher& flusher,
+                                    cudaStream_t stream);
+
+// One line per cache mode and timer whose median floor differs between `before` and `after`
+// by more than `tolerance` (a fraction of the earlier one); entries missing from either side
+// are skipped.
+std::vector<std::string> floor_shifts(const nlohmann::json& before, const nlohmann::json& after,
+                                      double tolerance);
+
+}  // namespace kbench
