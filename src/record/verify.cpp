@@ -160,7 +160,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 // The figures verify can trace: medians for times (records, and the sweep's timer floors in
-// extra.timer_floor), gbps for bandwidths.
+// extra.timer_floor and extra.timer_floor_before), gbps for bandwidths.
 struct SavedFigures {
   std::vector<Figure> median_us;
   std::vector<Figure> gbps;
@@ -172,12 +172,14 @@ struct SavedFigures {
         median_us.push_back({r.median_us, r.op, r.dtype, shape, r.cache, r.timer});
       if (std::isfinite(r.gbps)) gbps.push_back({r.gbps, r.op, r.dtype, shape, r.cache, r.timer});
     }
-    const auto floors = result.extra.find("timer_floor");
-    if (floors != result.extra.end() && floors->is_array())
+    for (const char* key : {"timer_floor", "timer_floor_before"}) {
+      const auto floors = result.extra.find(key);
+      if (floors == result.extra.end() || !floors->is_array()) continue;
       for (const auto& f : *floors)
         if (f.is_object() && f.contains("median_us") && f["median_us"].is_number())
           median_us.push_back({f["median_us"].get<double>(), "", "", "",
                                f.value("cache", std::string{}), f.value("timer", std::string{})});
+    }
   }
   void add_ops_to(std::set<std::string>& ops) const {
     for (const Figure& f : median_us)

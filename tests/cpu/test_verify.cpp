@@ -22,6 +22,7 @@ const char* kHarness = "// timer\n";
 struct Fixture {
   test::TempDir tree;
   fs::path result_file;
+  Result result;  // what result_file holds
 
   Fixture() {
     tree.write("CMakeLists.txt", "project(x)\n");
@@ -48,6 +49,7 @@ struct Fixture {
     r.records = {rec};
     r.extra = {{"timer_floor", {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.976}}}}};
     result_file = write_result(r, tree.path() / "results" / "sweep");
+    result = r;
   }
 
   VerifyReport verify() const { return verify_tree({tree.path(), {}}); }
@@ -158,6 +160,18 @@ TEST(Verify, TimerFloorIsATraceableFigure) {
   EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
   f.tree.write("README.md", "an empty kernel reads 2.977 us with the events timer\n");
   EXPECT_EQ(f.verify().problems.size(), 1u) << all_problems(f.verify());
+}
+
+// The floor taken before the visits (extra.timer_floor_before) is as traceable as the one after.
+TEST(Verify, TimerFloorBeforeTheVisitsIsTraceableToo) {
+  Fixture f;
+  f.tree.write("README.md", "before the visits the graph floor was 0.685 us\n");
+  EXPECT_EQ(f.verify().problems.size(), 1u) << all_problems(f.verify());
+  Result with_before = f.result;
+  with_before.extra["timer_floor_before"] = {{{"cache", "cold"}, {"timer", "graph"}, {"median_us", 0.685}}};
+  fs::remove(f.result_file);
+  write_result(with_before, f.tree.path() / "results" / "sweep");
+  EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
 }
 
 // A line that names ops, dtypes, shapes, timers or caches matches only figures of records
