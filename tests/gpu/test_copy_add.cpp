@@ -42,7 +42,9 @@ INSTANTIATE_TEST_SUITE_P(Ops, CopyAddCheck, ::testing::Values("copy", "add"));
 TEST(CopyAddCheck, DroppedTailIsCaught) {
   KB_REQUIRE_GPU();
   const Op& op = registry().op("add");
-  Variant broken{.op = "add", .name = "dropped_tail"};
+  Variant broken;
+  broken.op = "add";
+  broken.name = "dropped_tail";
   broken.launch = [](const LaunchArgs& a) {
     const std::int64_t per_vector = 16 / static_cast<std::int64_t>(dtype_size(a.c.dtype));
     const std::int64_t n = a.c.shape[0] / per_vector * per_vector;
@@ -61,7 +63,9 @@ TEST(CopyAddCheck, DroppedTailIsCaught) {
 TEST(CopyAddCheck, WritePastTheEndIsCaught) {
   KB_REQUIRE_GPU();
   const Op& op = registry().op("copy");
-  Variant broken{.op = "copy", .name = "overrun"};
+  Variant broken;
+  broken.op = "copy";
+  broken.name = "overrun";
   broken.launch = [](const LaunchArgs& a) {
     const std::int64_t bytes = a.c.shape[0] * static_cast<std::int64_t>(dtype_size(a.c.dtype));
     KB_CUDA(cudaMemcpyAsync(a.outputs[0].data, a.inputs[0].data, bytes, cudaMemcpyDeviceToDevice, a.stream));
