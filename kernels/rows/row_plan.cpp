@@ -9,6 +9,9 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// row_sum's resident plan ends at a block of 256 threads x 4 vectors (why: in row_plan).
+constexpr std::int64_t kRowSumResidentMaxVecs = 256 * 4;
+
 int pow2_at_least(std::int64_t v) {
   int p = 1;
   while (p < v) p *= 2;
@@ -168,7 +171,7 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   // (bfloat16 backward once looped here: held in registers it took 99-161 registers per thread
   // and ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live
   // across the dot reduction; keep_packed in the kernel brings it to float16's 64.)
-  const std::int64_t resident_max = op == RowOp::row_sum ? 1024 : resident_max_vecs(op);
+  const std::int64_t resident_max = op == RowOp::row_sum ? kRowSumResidentMaxVecs : resident_max_vecs(op);
   if (nvec <= resident_max) return resident(rows, width, dtype, false, op);
   return looped(rows, width, dtype, dev, op);
 }
