@@ -731,15 +731,19 @@ def sm_clock_mhz(gpu_id: str):
 
 
 def warm_up(gpu_id: str) -> dict:
-    """Matmul bursts until >= 300 ms have passed and three clock readings, each taken while a
-    burst still runs, agree within 1% (or 5 s pass): after idle the SM clock climbs for a
-    while, and samples taken meanwhile would be slow for reasons unrelated to the op."""
-    a = torch.randn((8192, 8192), device="cuda", dtype=torch.float16)
+    """Elementwise bursts until >= 300 ms have passed and three clock readings, each taken while
+    a burst still runs, agree within 1% (or 5 s pass): after idle the SM clock climbs for a
+    while, and samples taken meanwhile would be slow for reasons unrelated to the op.
+    The bursts stream memory, like the row ops timed after them and unlike a matmul: float16
+    matmul bursts held the H200 at its power limit, about 1425 MHz, while kbench's warm-up
+    (FMA on every SM) read 1978 MHz, so the two sides recorded different warm-up clocks."""
+    torch.mm(torch.ones((64, 64), device="cuda"), torch.ones((64, 64), device="cuda"))  # loads cuBLAS
+    a = torch.zeros(64 << 20, device="cuda", dtype=torch.float32)  # 256 MiB, over 4x L2
     trace, steady = [], False
     start = time.perf_counter()
     while True:
-        for _ in range(60):  # ~100 ms at full clock: outlasts the nvidia-smi call below
-            torch.mm(a, a)
+        for _ in range(800):  # ~100 ms (512 MiB moved each): outlasts the nvidia-smi call below
+            a.add_(1.0)
         clock = sm_clock_mhz(gpu_id)
         torch.cuda.synchronize()
         if clock is not None:
