@@ -9,10 +9,11 @@
 # every variant against the oracle before timing it anyway; a session that ran out of time in
 # its sweeps, after 3 minutes of tests, brought back neither.
 # Extra kbench run flags go in KBENCH_RUN_FLAGS; GPU_TEST_FILTER narrows the gtest run and
-# SKIP_TESTS=1 leaves it out. TORCH_CONFIG=configs/side_by_side.json also runs the PyTorch
-# script after kbench and writes $OUT/results/SUMMARY.md over this session's files: one session
-# may get a different H200 from the last, and kbench report refuses to mix devices, so both
-# sides must come from one call.
+# SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
+# them. TORCH_CONFIG=configs/side_by_side.json also runs the PyTorch script after kbench and
+# writes $OUT/results/SUMMARY.md over this session's files: one session may get a different
+# H200 from the last, and kbench report refuses to mix devices, so both sides must come from
+# one call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:?set OUT to a folder for logs and results}
@@ -61,6 +62,11 @@ if [ -n "${TORCH_CONFIG:-}" ]; then
     echo "report failed"
 fi
 
+if [ -n "${SANITIZE:-}" ]; then
+  step sanitize scripts/sanitize.sh $build
+  echo "sanitize: rc=$? after $(( $(date +%s) - start )) s"
+  cat "$STEP_LOG"
+fi
 if [ -z "${SKIP_TESTS:-}" ]; then
   KBENCH_REQUIRE_GPU=1 step tests ctest --test-dir $build -L 'gpu|cpu' --output-on-failure -j1 \
     ${GPU_TEST_FILTER:+-R "$GPU_TEST_FILTER"}
