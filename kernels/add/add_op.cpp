@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/parallel.hpp"
+
 namespace kbench {
 
 namespace {
@@ -33,7 +35,12 @@ Op make_add_op() {
   op.oracle = [](const Case&, const std::vector<HostTensor>& in) {
     HostTensor z{in[0].desc, std::vector<double>(in[0].values.size())};
     z.desc.name = "z";
-    for (std::size_t i = 0; i < z.values.size(); ++i) z.values[i] = in[0].values[i] + in[1].values[i];
+    const double *x = in[0].values.data(), *y = in[1].values.data();
+    double* const out = z.values.data();
+    parallel_pieces(static_cast<std::int64_t>(z.values.size()), kParallelGrain,
+                    [=](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) out[i] = x[i] + y[i];
+    });
     return std::vector<HostTensor>{std::move(z)};
   };
   // The sum of two representable values is computed in float32 and rounded once to the output

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/parallel.hpp"
 #include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
@@ -32,15 +33,24 @@ Eigen::Map<const RowMajor> as_matrix(const HostTensor& t) {
 
 double u32() { return std::ldexp(1.0, -24); }
 
+// fn(r) for every row r, rows split across the CPU's cores (each row is one thread's).
+template <class F>
+void for_each_row(Eigen::Index rows, Eigen::Index cols, F&& fn) {
+  const std::int64_t grain = std::max<std::int64_t>(1, kParallelGrain / std::max<Eigen::Index>(cols, 1));
+  parallel_pieces(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+    for (auto r = static_cast<Eigen::Index>(begin); r < end; ++r) fn(r);
+  });
+}
+
 // Softmax in double with the kernels' semantics: -inf entries give 0, a row of only -inf gives
 // NaN (0/0), NaN or +inf anywhere gives a row of NaN.
 // exp is std::exp element by element, never Eigen's `.array().exp()`: Eigen 3.4's vectorized
 // exp clamps its argument to [-709.78, 709.78], so exp(-inf) = 2e-308 instead of 0 in the
 // vectorized body (a fully masked row became uniform, 1/width) while the scalar peel at an
 // unaligned row start gives 0: the oracle disagreed with itself, column by column.
-void softmax_rows(const RowMajor& x, RowMajor& y) {
-  y.resize(x.rows(), x.cols());
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+// y must already have x's shape.
+void softmax_rows(const Eigen::Ref<const RowMajor>& x, Eigen::Ref<RowMajor> y) {
+  for_each_row(x.rows(), x.cols(), [&](Eigen::Index r) {
     double m = -std::numeric_limits<double>::infinity();
     for (Eigen::Index c = 0; c < x.cols(); ++c) m = x(r, c) > m ? x(r, c) : m;
     const double shift = std::isinf(m) && m < 0 ? 0.0 : m;
@@ -50,7 +60,7 @@ void softmax_rows(const RowMajor& x, RowMajor& y) {
       sum += y(r, c);
     }
     for (Eigen::Index c = 0; c < x.cols(); ++c) y(r, c) /= sum;  // all -inf: 0/0 = NaN
-  }
+  });
 }
 
 }  // namespace
@@ -67,9 +77,9 @@ Op make_row_sum_op() {
     for (auto& v : in[0].values) v = rng.uniform(-1.0, 1.0);
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
-    HostTensor y{output(c, "sum", 1), {}};
-    const Eigen::VectorXd s = as_matrix(in[0]).rowwise().sum();
-    y.values.assign(s.data(), s.data() + s.size());
+    HostTensor y{output(c, "sum", 1), std::vector<double>(static_cast<std::size_t>(rows_of(c)))};
+    const auto x = as_matrix(in[0]);
+    for_each_row(x.rows(), x.cols(), [&](Eigen::Index r) { y.values[static_cast<std::size_t>(r)] = x.row(r).sum(); });
     return std::vector<HostTensor>{std::move(y)};
   };
   // float32 accumulation of |x| <= 1 in a tree (a thread adds at most 32 elements, chunk
@@ -102,9 +112,8 @@ Op make_softmax_op() {
     for (auto& v : in[0].values) v = rng.uniform(-4.0, 4.0);
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
-    RowMajor y;
-    softmax_rows(as_matrix(in[0]), y);
-    HostTensor out{output(c, "y", cols_of(c)), std::vector<double>(y.data(), y.data() + y.size())};
+    HostTensor out{output(c, "y", cols_of(c)), std::vector<double>(in[0].values.size())};
+    softmax_rows(as_matrix(in[0]), Eigen::Map<RowMajor>(out.values.data(), rows_of(c), cols_of(c)));
     return std::vector<HostTensor>{std::move(out)};
   };
   // Relative error of one output in float32: x - max (exact near the max), its scaling by
@@ -136,18 +145,20 @@ Op make_softmax_backward_op() {
   // y: a real softmax of logits in [-2, 2] (so y <= e^4 / width); dy: mean 0.5, so that a lost
   // part of dot(y, dy) moves every dx visibly (a zero-mean dy would hide it).
   op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    RowMajor logits(in[0].desc.rows, in[0].desc.cols), y;
+    RowMajor logits(in[0].desc.rows, in[0].desc.cols);
     for (Eigen::Index i = 0; i < logits.size(); ++i) logits.data()[i] = rng.uniform(-2.0, 2.0);
-    softmax_rows(logits, y);
-    in[0].values.assign(y.data(), y.data() + y.size());
+    softmax_rows(logits, Eigen::Map<RowMajor>(in[0].values.data(), logits.rows(), logits.cols()));
     for (auto& v : in[1].values) v = 0.5 + rng.uniform(-1.0, 1.0);
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     const auto y = as_matrix(in[0]);
     const auto dy = as_matrix(in[1]);
-    const Eigen::VectorXd dot = y.cwiseProduct(dy).rowwise().sum();
-    RowMajor dx = y.cwiseProduct(dy.colwise() - dot);
-    HostTensor out{output(c, "dx", cols_of(c)), std::vector<double>(dx.data(), dx.data() + dx.size())};
+    HostTensor out{output(c, "dx", cols_of(c)), std::vector<double>(in[0].values.size())};
+    Eigen::Map<RowMajor> dx(out.values.data(), y.rows(), y.cols());
+    for_each_row(y.rows(), y.cols(), [&](Eigen::Index r) {
+      const double dot = y.row(r).cwiseProduct(dy.row(r)).sum();
+      dx.row(r) = y.row(r).cwiseProduct((dy.row(r).array() - dot).matrix());
+    });
     return std::vector<HostTensor>{std::move(out)};
   };
   // dot(y, dy) in float32 has an error of at most ~50 u32 * sum |y dy| <= 75 u32 (sum y = 1,

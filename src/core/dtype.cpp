@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/errors.hpp"
+#include "core/parallel.hpp"
 
 namespace kbench {
 
@@ -81,34 +82,45 @@ float half_bits_to_float(std::uint16_t h) {
 
 std::vector<std::byte> encode(DType t, std::vector<double>& values) {
   std::vector<std::byte> out(values.size() * dtype_size(t));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const float f = static_cast<float>(values[i]);
-    if (t == DType::f32) {
-      std::memcpy(&out[i * 4], &f, 4);
-      values[i] = f;
-      continue;
+  double* const v = values.data();
+  std::byte* const o = out.data();
+  parallel_pieces(static_cast<std::int64_t>(values.size()), kParallelGrain,
+                  [=](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const float f = static_cast<float>(v[i]);
+      if (t == DType::f32) {
+        std::memcpy(o + i * 4, &f, 4);
+        v[i] = f;
+        continue;
+      }
+      const std::uint16_t bits = t == DType::f16 ? float_to_half_bits(f) : float_to_bf16_bits(f);
+      std::memcpy(o + i * 2, &bits, 2);
+      v[i] = t == DType::f16 ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
     }
-    const std::uint16_t bits = t == DType::f16 ? float_to_half_bits(f) : float_to_bf16_bits(f);
-    std::memcpy(&out[i * 2], &bits, 2);
-    values[i] = t == DType::f16 ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
-  }
+  });
   return out;
 }
 
 std::vector<double> decode(DType t, const std::vector<std::byte>& bytes) {
-  const std::size_t n = bytes.size() / dtype_size(t);
+  return decode(t, bytes.data(), bytes.size() / dtype_size(t));
+}
+
+std::vector<double> decode(DType t, const std::byte* const b, std::size_t n) {
   std::vector<double> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (t == DType::f32) {
-      float f;
-      std::memcpy(&f, &bytes[i * 4], 4);
-      out[i] = f;
-    } else {
-      std::uint16_t bits;
-      std::memcpy(&bits, &bytes[i * 2], 2);
-      out[i] = t == DType::f16 ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
+  double* const o = out.data();
+  parallel_pieces(static_cast<std::int64_t>(n), kParallelGrain, [=](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      if (t == DType::f32) {
+        float f;
+        std::memcpy(&f, b + i * 4, 4);
+        o[i] = f;
+      } else {
+        std::uint16_t bits;
+        std::memcpy(&bits, b + i * 2, 2);
+        o[i] = t == DType::f16 ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
+      }
     }
-  }
+  });
   return out;
 }
 

@@ -32,5 +32,7 @@ float bf16_bits_to_float(std::uint16_t b);
 // sees exactly the inputs the kernel sees.
 std::vector<std::byte> encode(DType t, std::vector<double>& values);
 std::vector<double> decode(DType t, const std::vector<std::byte>& bytes);
+// The first n values at data (n x dtype_size(t) bytes).
+std::vector<double> decode(DType t, const std::byte* data, std::size_t n);
 
 }  // namespace kbench

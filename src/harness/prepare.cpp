@@ -2,12 +2,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "harness/compare.hpp"
 
 namespace kbench {
 
@@ -68,6 +70,7 @@ bool guard_intact(const TensorDesc& d, const std::vector<std::byte>& bits) {
 
 // Dense logical values of a (possibly strided) tensor from its output bits.
 std::vector<double> dense_values(const TensorDesc& d, const std::vector<std::byte>& bits) {
+  if (d.row_stride == d.cols) return decode(d.dtype, bits.data(), static_cast<std::size_t>(d.elements()));
   const std::size_t es = dtype_size(d.dtype), row_bytes = d.cols * es;
   std::vector<std::byte> dense(d.elements() * es);
   for (std::int64_t r = 0; r < d.rows; ++r)
@@ -159,35 +162,24 @@ CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t s
     const std::vector<double> got = dense_values(d, first[i]);
     const std::vector<double>& ref = pc.expected[i].values;
     const Tolerance tol = pc.op->tolerance(pc.c, i);
-    for (std::size_t k = 0; k < got.size(); ++k) {
-      bool ok;
-      double err = 0, allowed = 0;
-      if (std::isnan(ref[k])) {
-        ok = std::isnan(got[k]);
-      } else if (std::isinf(ref[k])) {
-        ok = got[k] == ref[k];
-      } else {
-        err = std::fabs(got[k] - ref[k]);
-        allowed = tol.atol + tol.rtol * std::fabs(ref[k]);
-        ok = err <= allowed;  // false for NaN
-        const double ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0);
-        if (ok && ratio > worst_ratio) {
-          worst_ratio = ratio;
-          info.max_err = err;
-          info.tolerance = allowed;
-        }
-      }
-      if (!ok) {
-        std::ostringstream msg;
-        msg.precision(9);
-        msg << "output '" << d.name << "' row " << k / d.cols << " col " << k % d.cols << ": got "
-            << got[k] << ", expected " << ref[k] << " (allowed error " << allowed << ")";
-        info.passed = false;
-        info.max_err = std::isnan(err) || std::isnan(got[k]) ? INFINITY : err;
-        info.tolerance = allowed;
-        info.detail = msg.str();
-        break;
-      }
+    const Scan scan = compare_output(got, ref, tol);
+    if (scan.worst_at >= 0 && scan.worst_ratio > worst_ratio) {
+      worst_ratio = scan.worst_ratio;
+      const Element worst = compare_element(got, ref, tol, scan.worst_at);
+      info.max_err = worst.err;
+      info.tolerance = worst.allowed;
+    }
+    if (scan.bad >= 0) {
+      const auto k = static_cast<std::size_t>(scan.bad);
+      const Element e = compare_element(got, ref, tol, scan.bad);
+      std::ostringstream msg;
+      msg.precision(9);
+      msg << "output '" << d.name << "' row " << k / d.cols << " col " << k % d.cols << ": got "
+          << got[k] << ", expected " << ref[k] << " (allowed error " << e.allowed << ")";
+      info.passed = false;
+      info.max_err = std::isnan(e.err) || std::isnan(got[k]) ? INFINITY : e.err;
+      info.tolerance = e.allowed;
+      info.detail = msg.str();
     }
   }
   // Timed launches reuse one workspace, so a second launch on it (outputs poisoned again) must
