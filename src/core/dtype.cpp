@@ -105,21 +105,22 @@ std::vector<double> decode(DType t, const std::vector<std::byte>& bytes) {
   return decode(t, bytes.data(), bytes.size() / dtype_size(t));
 }
 
+double decode_one(DType t, const std::byte* data, std::int64_t k) {
+  if (t == DType::f32) {
+    float f;
+    std::memcpy(&f, data + k * 4, 4);
+    return f;
+  }
+  std::uint16_t bits;
+  std::memcpy(&bits, data + k * 2, 2);
+  return t == DType::f16 ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
+}
+
 std::vector<double> decode(DType t, const std::byte* const b, std::size_t n) {
   std::vector<double> out(n);
   double* const o = out.data();
   parallel_pieces(static_cast<std::int64_t>(n), kParallelGrain, [=](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) {
-      if (t == DType::f32) {
-        float f;
-        std::memcpy(&f, b + i * 4, 4);
-        o[i] = f;
-      } else {
-        std::uint16_t bits;
-        std::memcpy(&bits, b + i * 2, 2);
-        o[i] = t == DType::f16 ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
-      }
-    }
+    for (std::int64_t i = begin; i < end; ++i) o[i] = decode_one(t, b, i);
   });
   return out;
 }

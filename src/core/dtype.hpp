@@ -34,5 +34,7 @@ std::vector<std::byte> encode(DType t, std::vector<double>& values);
 std::vector<double> decode(DType t, const std::vector<std::byte>& bytes);
 // The first n values at data (n x dtype_size(t) bytes).
 std::vector<double> decode(DType t, const std::byte* data, std::size_t n);
+// Value k of the array of t at data.
+double decode_one(DType t, const std::byte* data, std::int64_t k);
 
 }  // namespace kbench

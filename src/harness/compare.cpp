@@ -9,35 +9,24 @@
 
 namespace kbench {
 
-double Element::ratio() const { return allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0); }
+namespace {
 
-Element compare_element(const std::vector<double>& got, const std::vector<double>& ref,
-                        const Tolerance& tol, std::int64_t at) {
-  const auto k = static_cast<std::size_t>(at);
-  if (std::isnan(ref[k])) return {std::isnan(got[k]), false};
-  if (std::isinf(ref[k])) return {got[k] == ref[k], false};
-  const double err = std::fabs(got[k] - ref[k]);
-  const double allowed = tol.atol + tol.rtol * std::fabs(ref[k]);
-  return {err <= allowed, true, err, allowed};
-}
-
-Scan compare_output(const std::vector<double>& got, const std::vector<double>& ref,
-                    const Tolerance& tol) {
-  // Each piece scans in order up to its own first failure; joined in index order, the first
-  // piece with a failure holds the first failure, and the pieces before it (and its part
-  // before the failure) are exactly what the serial scan would have seen.
+// got_at(k) gives element k of the output. Each piece scans in order up to its own first
+// failure; joined in index order, the first piece with a failure holds the first failure, and
+// the pieces before it (and its part before the failure) are what the serial scan would see.
+template <class GotAt>
+Scan scan_pieces(GotAt got_at, const std::vector<double>& ref, const Tolerance& tol) {
   struct Piece {
     std::int64_t begin;
     Scan scan;
   };
-  if (got.size() != ref.size()) throw std::logic_error("compare_output: output and oracle sizes differ");
   std::vector<Piece> pieces;
   std::mutex pieces_mutex;
-  parallel_pieces(static_cast<std::int64_t>(got.size()), kParallelGrain,
+  parallel_pieces(static_cast<std::int64_t>(ref.size()), kParallelGrain,
                   [&](std::int64_t begin, std::int64_t end) {
     Scan s;
     for (std::int64_t k = begin; k < end; ++k) {
-      const Element e = compare_element(got, ref, tol, k);
+      const Element e = compare_element(got_at(k), ref[static_cast<std::size_t>(k)], tol);
       if (!e.ok) {
         s.bad = k;
         break;
@@ -63,6 +52,30 @@ Scan compare_output(const std::vector<double>& got, const std::vector<double>& r
     }
   }
   return all;
+}
+
+}  // namespace
+
+double Element::ratio() const { return allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0); }
+
+Element compare_element(double got, double ref, const Tolerance& tol) {
+  if (std::isnan(ref)) return {std::isnan(got), false};
+  if (std::isinf(ref)) return {got == ref, false};
+  const double err = std::fabs(got - ref);
+  const double allowed = tol.atol + tol.rtol * std::fabs(ref);
+  return {err <= allowed, true, err, allowed};
+}
+
+Scan compare_output(const std::vector<double>& got, const std::vector<double>& ref,
+                    const Tolerance& tol) {
+  if (got.size() != ref.size()) throw std::logic_error("compare_output: output and oracle sizes differ");
+  const double* g = got.data();
+  return scan_pieces([g](std::int64_t k) { return g[k]; }, ref, tol);
+}
+
+Scan compare_output(DType t, const std::byte* got, const std::vector<double>& ref,
+                    const Tolerance& tol) {
+  return scan_pieces([t, got](std::int64_t k) { return decode_one(t, got, k); }, ref, tol);
 }
 
 }  // namespace kbench

@@ -2,9 +2,11 @@
 // records (harness/prepare.cpp). Split across the CPU's cores, with the serial scan's answer.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "registry/registry.hpp"
 
 namespace kbench {
@@ -18,8 +20,7 @@ struct Element {
   double ratio() const;  // err / allowed (infinity when nothing is allowed and err > 0)
 };
 
-Element compare_element(const std::vector<double>& got, const std::vector<double>& ref,
-                        const Tolerance& tol, std::int64_t at);
+Element compare_element(double got, double ref, const Tolerance& tol);
 
 // What a serial scan in index order finds: the first failing element (bad; -1 if none) and,
 // before it, the passing finite element with the largest ratio (worst_at; the first of
@@ -31,6 +32,10 @@ struct Scan {
 };
 
 Scan compare_output(const std::vector<double>& got, const std::vector<double>& ref,
+                    const Tolerance& tol);
+// The same for ref.size() values of type t at got, read in place (a large output decoded into
+// doubles first cost an allocation of 8 bytes per element for every check).
+Scan compare_output(DType t, const std::byte* got, const std::vector<double>& ref,
                     const Tolerance& tol);
 
 }  // namespace kbench

@@ -56,7 +56,7 @@ TEST(Parallel, AnExceptionInAPieceReachesTheCaller) {
 Scan serial_scan(const std::vector<double>& got, const std::vector<double>& ref, const Tolerance& tol) {
   Scan s;
   for (std::size_t k = 0; k < got.size(); ++k) {
-    const Element e = compare_element(got, ref, tol, static_cast<std::int64_t>(k));
+    const Element e = compare_element(got[k], ref[k], tol);
     if (!e.ok) {
       s.bad = static_cast<std::int64_t>(k);
       break;
@@ -69,11 +69,16 @@ Scan serial_scan(const std::vector<double>& got, const std::vector<double>& ref,
   return s;
 }
 
+// Both entry points: doubles, and float32 bits read in place (the values are float32 here).
 void expect_same_scan(const std::vector<double>& got, const std::vector<double>& ref, const Tolerance& tol) {
-  const Scan want = serial_scan(got, ref, tol), have = compare_output(got, ref, tol);
-  EXPECT_EQ(have.bad, want.bad);
-  EXPECT_EQ(have.worst_at, want.worst_at);
-  EXPECT_EQ(have.worst_ratio, want.worst_ratio);
+  const Scan want = serial_scan(got, ref, tol);
+  std::vector<double> as_float = got;  // the callers' values are float32 values already
+  const std::vector<std::byte> bits = encode(DType::f32, as_float);
+  for (const Scan& have : {compare_output(got, ref, tol), compare_output(DType::f32, bits.data(), ref, tol)}) {
+    EXPECT_EQ(have.bad, want.bad);
+    EXPECT_EQ(have.worst_at, want.worst_at);
+    EXPECT_EQ(have.worst_ratio, want.worst_ratio);
+  }
 }
 
 TEST(Parallel, ComparisonFindsWhatTheSerialScanFinds) {
@@ -82,14 +87,14 @@ TEST(Parallel, ComparisonFindsWhatTheSerialScanFinds) {
   std::vector<double> ref(n), got(n);
   for (std::size_t k = 0; k < n; ++k) {
     ref[k] = rng.uniform(-1.0, 1.0);
-    got[k] = ref[k] + rng.uniform(-1e-7, 1e-7);
+    got[k] = static_cast<float>(ref[k] + rng.uniform(-1e-7, 1e-7));
   }
   ref[10] = NAN, got[10] = NAN;  // NaN expected and given: passes, never the worst
   ref[11] = INFINITY, got[11] = INFINITY;
-  const Tolerance tol{1e-7, 0, "test"};
+  const Tolerance tol{2e-7, 0, "test"};
   expect_same_scan(got, ref, tol);  // all pass: the worst element over every piece
 
-  got[n - 3] = ref[n - 3] + 1e-3;  // one failure in the last piece
+  got[n - 3] = static_cast<float>(ref[n - 3] + 1e-3);  // one failure in the last piece
   expect_same_scan(got, ref, tol);
   got[2 * kParallelGrain + 5] = NAN;  // an earlier failure in a middle piece wins
   expect_same_scan(got, ref, tol);
@@ -99,7 +104,7 @@ TEST(Parallel, ComparisonFindsWhatTheSerialScanFinds) {
   EXPECT_EQ(compare_output(got, ref, tol).bad, 3);
 
   std::vector<double> ties(n, 1.0), exact(n, 1.0);
-  ties[4 * kParallelGrain] = ties[kParallelGrain + 1] = 1.0 + 5e-8;  // equal ratios: the first
+  ties[4 * kParallelGrain] = ties[kParallelGrain + 1] = 1.0 + std::ldexp(1.0, -23);  // equal ratios: the first
   expect_same_scan(ties, exact, tol);
   EXPECT_EQ(compare_output(ties, exact, tol).worst_at, kParallelGrain + 1);
 }
