@@ -341,6 +341,9 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
                                 flusher, stream);
   };
   const nlohmann::json floors_before = floors_now();
+  // Everything before this (preparing and checking every case, building the timers, warm-up)
+  // is host-bound; the visits are the GPU's. The two split a run's wall time.
+  result.meta["visits_started"] = iso8601_utc_now();
 
   std::vector<std::size_t> sizes;
   for (const auto& u : units) sizes.push_back(u.timers.size());
