@@ -31,7 +31,7 @@ nlohmann::json measure_timer_floors(const std::vector<std::string>& caches,
 }
 
 std::vector<std::string> floor_shifts(const nlohmann::json& before, const nlohmann::json& after,
-                                      double tolerance) {
+                                      double tolerance, const std::string& during) {
   std::vector<std::string> lines;
   if (!before.is_array() || !after.is_array()) return lines;
   for (const auto& b : before)
@@ -40,11 +40,11 @@ std::vector<std::string> floor_shifts(const nlohmann::json& before, const nlohma
         continue;
       const double was = b.value("median_us", NAN), now = a.value("median_us", NAN);
       if (!(was > 0) || !std::isfinite(now) || std::abs(now - was) <= tolerance * was) continue;
-      char line[200];
+      char line[240];
       std::snprintf(line, sizeof line,
-                    "timer floor moved during the run: %s %s %.3f -> %.3f us per launch (%+.0f%%)",
-                    b.value("cache", "").c_str(), b.value("timer", "").c_str(), was, now,
-                    100.0 * (now - was) / was);
+                    "timer floor moved during %s: %s %s %.3f -> %.3f us per launch (%+.0f%%)",
+                    during.c_str(), b.value("cache", "").c_str(), b.value("timer", "").c_str(), was,
+                    now, 100.0 * (now - was) / was);
       lines.emplace_back(line);
     }
   return lines;

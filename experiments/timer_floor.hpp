@@ -24,9 +24,9 @@ nlohmann::json measure_timer_floors(const std::vector<std::string>& caches,
                                     cudaStream_t stream);
 
 // One line per cache mode and timer whose median floor differs between `before` and `after`
-// by more than `tolerance` (a fraction of the earlier one); entries missing from either side
-// are skipped.
+// by more than `tolerance` (a fraction of the earlier one), naming what came between them
+// (`during`: "preparation", "the visits"); entries missing from either side are skipped.
 std::vector<std::string> floor_shifts(const nlohmann::json& before, const nlohmann::json& after,
-                                      double tolerance);
+                                      double tolerance, const std::string& during);
 
 }  // namespace kbench

@@ -160,7 +160,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 // The figures verify can trace: medians for times (records, and the sweep's timer floors in
-// extra.timer_floor and extra.timer_floor_before), gbps for bandwidths.
+// extra.timer_floor, extra.timer_floor_before and extra.timer_floor_start), gbps for bandwidths.
 struct SavedFigures {
   std::vector<Figure> median_us;
   std::vector<Figure> gbps;
@@ -172,7 +172,7 @@ struct SavedFigures {
         median_us.push_back({r.median_us, r.op, r.dtype, shape, r.cache, r.timer});
       if (std::isfinite(r.gbps)) gbps.push_back({r.gbps, r.op, r.dtype, shape, r.cache, r.timer});
     }
-    for (const char* key : {"timer_floor", "timer_floor_before"}) {
+    for (const char* key : {"timer_floor", "timer_floor_before", "timer_floor_start"}) {
       const auto floors = result.extra.find(key);
       if (floors == result.extra.end() || !floors->is_array()) continue;
       for (const auto& f : *floors)

@@ -182,9 +182,9 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
 }
 
 // Each file's extra.timer_floor (the sweep's empty-kernel readings, after its visits) beside
-// extra.timer_floor_before (the same before them, where the file has it): the least any of its
-// records can show, worth having beside the small cases, and whether it held still. Nothing
-// when no file has them.
+// extra.timer_floor_start and extra.timer_floor_before (the same before preparation and before
+// the visits, where the file has them): the least any of its records can show, worth having
+// beside the small cases, and whether it held still. Nothing when no file has them.
 std::string timer_floors(const std::vector<ReportInput>& inputs) {
   const auto floor_of = [](const nlohmann::json& f) {
     return f.is_object() && f.contains("median_us") && f["median_us"].is_number()
@@ -195,23 +195,28 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
   for (const auto& in : inputs) {
     const auto it = in.result.extra.find("timer_floor");
     if (it == in.result.extra.end() || !it->is_array()) continue;
-    const auto before = in.result.extra.find("timer_floor_before");
-    for (const auto& f : *it) {
-      if (!f.is_object() || !f.contains("median_us") || !f["median_us"].is_number()) continue;
-      std::string earlier = kMissing;
-      if (before != in.result.extra.end() && before->is_array())
-        for (const auto& b : *before)
+    // The same cache mode and timer's floor in another of the file's floor lists.
+    const auto earlier = [&](const char* key, const nlohmann::json& f) {
+      const auto list = in.result.extra.find(key);
+      if (list != in.result.extra.end() && list->is_array())
+        for (const auto& b : *list)
           if (b.is_object() && json_string(b, "cache") == json_string(f, "cache") &&
               json_string(b, "timer") == json_string(f, "timer"))
-            earlier = floor_of(b);
-      rows += table_row({in.path, json_string(f, "cache"), json_string(f, "timer"), earlier,
+            return floor_of(b);
+      return std::string(kMissing);
+    };
+    for (const auto& f : *it) {
+      if (!f.is_object() || !f.contains("median_us") || !f["median_us"].is_number()) continue;
+      rows += table_row({in.path, json_string(f, "cache"), json_string(f, "timer"),
+                         earlier("timer_floor_start", f), earlier("timer_floor_before", f),
                          floor_of(f)});
     }
   }
   if (rows.empty()) return "";
-  return "Timer floors (an empty kernel, median, before and after the visits):\n\n" +
-         table_row({"file", "cache", "timer", "before", "after"}) +
-         table_row(std::vector<std::string>(5, "---")) + rows + "\n";
+  return "Timer floors (an empty kernel, median: before preparation, before and after the "
+         "visits):\n\n" +
+         table_row({"file", "cache", "timer", "start", "before", "after"}) +
+         table_row(std::vector<std::string>(6, "---")) + rows + "\n";
 }
 
 std::string build_report(const std::vector<ReportInput>& inputs, const ReportFilter& filter) {

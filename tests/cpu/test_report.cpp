@@ -150,10 +150,13 @@ TEST(ReportTable, TimerFloorsAreListedPerFile) {
   EXPECT_EQ(build_report({{"a.json", r}}, ReportFilter{}).find("Timer floors"), std::string::npos);
   r.extra = {{"timer_floor", {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.976}}}}};
   const std::string report = build_report({{"a.json", r}}, ReportFilter{});
-  EXPECT_NE(report.find("| a.json | cold | events | — | 2.976 us |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| a.json | cold | events | — | — | 2.976 us |"), std::string::npos) << report;
   r.extra["timer_floor_before"] = {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.5}}};
   const std::string both = build_report({{"a.json", r}}, ReportFilter{});
-  EXPECT_NE(both.find("| a.json | cold | events | 2.500 us | 2.976 us |"), std::string::npos) << both;
+  EXPECT_NE(both.find("| a.json | cold | events | — | 2.500 us | 2.976 us |"), std::string::npos) << both;
+  r.extra["timer_floor_start"] = {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.25}}};
+  const std::string all = build_report({{"a.json", r}}, ReportFilter{});
+  EXPECT_NE(all.find("| a.json | cold | events | 2.250 us | 2.500 us | 2.976 us |"), std::string::npos) << all;
 }
 
 TEST(ReportDevices, DifferentUuidsAreRefused) {
