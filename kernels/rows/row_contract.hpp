@@ -30,6 +30,16 @@ inline std::int64_t row_offset(std::int64_t r, std::int64_t row_stride) {
   return r * row_stride;
 }
 
+// Whether every row of x starts on a 16-byte boundary and holds whole 16-byte vectors (the
+// base, the stride and the width are multiples of 16 bytes): row_sum's resident kernel then
+// skips its per-row head and tail.
+template <class T>
+bool rows_aligned(const T* x, std::int64_t row_stride, std::int64_t width) {
+  constexpr std::int64_t e = sizeof(T);
+  return reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && row_stride * e % 16 == 0 &&
+         width * e % 16 == 0;
+}
+
 // Throws std::invalid_argument naming `what` when `t` breaks a contract for [rows, width].
 void check_row_tensor(const char* what, const DeviceTensor& t, std::int64_t rows,
                       std::int64_t width, bool is_output);

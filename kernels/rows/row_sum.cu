@@ -39,7 +39,14 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
   return s;
 }
 
-template <class T, int K>
+// Aligned: every row starts on a 16-byte boundary and holds whole vectors (the launcher checks
+// the base, the stride and the width), so a row has no scalar head or tail. The loads then take
+// no per-row alignment step and zero-fill past the row instead of re-reading its last vector, as
+// the plain grid of a CUB-like kernel would. That structure, not the load width, is what made a
+// stripped-down kernel 1.2-1.7% faster than this one at float32 4096x4096 and 16384x1024
+// (16.28-16.32 against 16.54-16.62 us, graph; 8-byte loads in this kernel were slower, not
+// faster; unsaved tuning runs, docs/kernels.md#row-sum-against-cub).
+template <class T, int K, bool Aligned>
 __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                   resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_resident_kernel(const T* __restrict__ x,
                                                                 std::int64_t x_stride,
@@ -47,23 +54,32 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                                                 std::int64_t rows, int width,
                                                                 int lanes) {
   __shared__ float scratch[32];
-  const int rows_per_block = blockDim.x / lanes;
-  const std::int64_t row =
-      static_cast<std::int64_t>(blockIdx.x) * rows_per_block + threadIdx.x / lanes;
-  const int lane = threadIdx.x & (lanes - 1);
+  const auto [row, lane] = resident_slot(lanes);
   float acc = 0.0f;
   if (row < rows) {
     const T* xr = x + row_offset(row, x_stride);
-    const RowParts p = row_parts(xr, width);
-    if (p.nvec > 0) {
+    if constexpr (Aligned) {
+      const int nvec = width / kVec<T>;
       uint4 raw[K];
-      load_vectors<T, Cache::normal>(raw, xr + p.head, lane, lanes, p.nvec - 1);
 #pragma unroll
-      for (int k = 0; k < K; ++k)
-        if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
+      for (int k = 0; k < K; ++k) {
+        const int v = lane + k * lanes;
+        raw[k] = v < nvec ? load16<T, Cache::normal>(xr + v * kVec<T>, true) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int k = 0; k < K; ++k) acc += vec_sum<T>(raw[k]);  // zero bits are +0 in every dtype
+    } else {
+      const RowParts p = row_parts(xr, width);
+      if (p.nvec > 0) {
+        uint4 raw[K];
+        load_vectors<T, Cache::normal>(raw, xr + p.head, lane, lanes, p.nvec - 1);
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+          if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
+      }
+      if (lane < p.head) acc += to_float(xr[lane]);
+      if (lane < p.tail) acc += to_float(xr[p.tail_begin + lane]);
     }
-    if (lane < p.head) acc += to_float(xr[lane]);
-    if (lane < p.tail) acc += to_float(xr[p.tail_begin + lane]);
   }
   acc = row_reduce(acc, lanes, scratch, SumOp{});
   if (row < rows && lane == 0) y[row] = from_float<T>(acc);
@@ -214,8 +230,11 @@ void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
     switch (plan.kind) {
       case RowKind::resident:
         dispatch_resident("row_sum", RowOp::row_sum, plan, [&]<int K>() {
-          row_sum_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-              x, s.stride, y, s.rows, w, plan.lanes);
+          const unsigned blocks = static_cast<unsigned>(plan.blocks);
+          if (rows_aligned(x, s.stride, w))
+            row_sum_resident_kernel<T, K, true><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
+          else
+            row_sum_resident_kernel<T, K, false><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
         });
         break;
       case RowKind::looped:

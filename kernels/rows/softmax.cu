@@ -64,10 +64,7 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::softmax, K)) softm
                                                                 std::int64_t rows, int width,
                                                                 int lanes) {
   __shared__ float scratch[32];
-  const int rows_per_block = blockDim.x / lanes;
-  const std::int64_t row =
-      static_cast<std::int64_t>(blockIdx.x) * rows_per_block + threadIdx.x / lanes;
-  const int lane = threadIdx.x & (lanes - 1);
+  const auto [row, lane] = resident_slot(lanes);
   const bool active = row < rows;
   const T* xr = x + row_offset(active ? row : 0, x_stride);
   T* yr = y + row_offset(active ? row : 0, width);

@@ -55,10 +55,7 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::softmax_backward, 
                                                                     int width, int lanes,
                                                                     Fault fault) {
   __shared__ float scratch[32];
-  const int rows_per_block = blockDim.x / lanes;
-  const std::int64_t row =
-      static_cast<std::int64_t>(blockIdx.x) * rows_per_block + threadIdx.x / lanes;
-  const int lane = threadIdx.x & (lanes - 1);
+  const auto [row, lane] = resident_slot(lanes);
   const bool active = row < rows;
   const std::int64_t r = active ? row : 0;
   const T* yr = static_cast<const T*>(t.y) + row_offset(r, t.y_stride);
