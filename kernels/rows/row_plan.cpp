@@ -9,8 +9,8 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// row_sum's resident plan ends at a block of 512 threads x 4 vectors (why: in row_plan).
-constexpr std::int64_t kRowSumResidentMaxVecs = 512 * 4;
+// row_sum's resident plan ends at a block of 256 threads x 4 vectors (why: in row_plan).
+constexpr std::int64_t kRowSumResidentMaxVecs = 256 * 4;
 
 int pow2_at_least(std::int64_t v) {
   int p = 1;
@@ -23,8 +23,9 @@ int vec_elems(DType t) { return static_cast<int>(16 / dtype_size(t)); }
 // Resident plan: 64 bytes per thread (4 vectors) is enough in flight when an SM holds 2048
 // threads; narrow rows use part of a warp (1 vector per lane up to 32 vectors, then 4, then 8
 // vectors per lane for a whole warp), wider rows a block of 64..1024 threads. row_sum skips the
-// 8-vector warp plan: at 16384x1024 float32 a 64-thread block with 4 vectors each ran 16.79 us
-// against the warp's 17.04 (graph; two unsaved tuning runs agreed).
+// 8-vector warp plan: at 16384x1024 float32 a 64-thread block with 4 vectors each ran
+// 16.77-16.84 us against the warp's 17.04-17.07 in four tuning runs, each on its own H200
+// (graph; archive/2026-11-30-rowsum-cub-explore).
 //
 // float32 softmax holds 8 vectors per thread in its block plan (up to 256 threads, 2048
 // vectors): its exps replace the raw vectors in the same 32 registers, so the kernel stays at
@@ -165,14 +166,13 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   // so it splits only below half the SMs; row_sum's split won there (8.0 vs 12.7 us).
   const std::int64_t split_below = op == RowOp::row_sum ? dev.sms : dev.sms / 2;
   if (rows < split_below && width > 8192) return split(rows, width, dtype, dev);
-  // row_sum reads each element once and keeps nothing, so past a block of 512 threads x 4
+  // row_sum reads each element once and keeps nothing, so past a block of 256 threads x 4
   // vectors the looped plan (128 threads, 4 vectors a step) is as fast and needs no wider
-  // blocks. Up to it, the resident block with all its loads in flight at once was 3% faster
-  // than looped at 16-bit 8192x8192 (33.1 vs 34.0 us, events) and even at float32 4096x4096
-  // (an unsaved run; before its loads were issued together it trailed looped by 6-25%). At
-  // float32 8192x8192 (2048 vectors) the 512-thread block tied looped with its per-row
-  // alignment step and led it without (59.50 against about 60.9 us in graph mode, unsaved
-  // tuning runs), so the limit went from 256 to 512 threads.
+  // blocks: at float32 8192x8192 a 512-thread resident block ran within 0.5% of looped in
+  // four tuning runs (archive/2026-11-30-rowsum-cub-explore). Up to it, the resident block
+  // with all its loads in flight at once was 3% faster than looped at 16-bit 8192x8192 (33.1
+  // vs 34.0 us, events) and even at float32 4096x4096 (an unsaved run; before its loads were
+  // issued together it trailed looped by 6-25%).
   // (bfloat16 backward once looped here: held in registers it took 99-161 registers per thread
   // and ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live
   // across the dot reduction; keep_packed in the kernel brings it to float16's 64.)

@@ -40,12 +40,13 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
 }
 
 // Aligned: every row starts on a 16-byte boundary and holds whole vectors (the launcher checks
-// the base, the stride and the width), so a row has no scalar head or tail. The loads then take
-// no per-row alignment step and zero-fill past the row instead of re-reading its last vector, as
-// the plain grid of a CUB-like kernel would. That structure, not the load width, is what made a
-// stripped-down kernel 1.2-1.7% faster than this one at float32 4096x4096 and 16384x1024
-// (16.28-16.32 against 16.54-16.62 us, graph; 8-byte loads in this kernel were slower, not
-// faster; unsaved tuning runs, docs/kernels.md#row-sum-against-cub).
+// the base, the stride and the width), so a row has no scalar head or tail: the loads take no
+// per-row alignment step and zero-fill past the row instead of re-reading its last vector.
+// Why: a stripped-down kernel (one aligned row per block and nothing else) ran 1.6-1.9% faster
+// than this kernel's general path at float32 4096x4096 and 16384x1024 in a tuning run, and its
+// load width was not the reason (4- and 8-byte loads were no faster). Whether this path carries
+// that lead over is open (docs/kernels.md#row-sum-against-cub). At 8 vectors per thread, which
+// for row_sum only the forced `warp` variant uses, ptxas interleaves its loads with the adds.
 template <class T, int K, bool Aligned>
 __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                   resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_resident_kernel(const T* __restrict__ x,
