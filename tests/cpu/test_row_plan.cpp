@@ -195,6 +195,20 @@ TEST(RowContract, HugeViewsAreAddressedIn64Bits) {
   EXPECT_GT(rows * stride, kIndexLimit);
 }
 
+// row_sum takes its head-and-tail-free path only when every row starts on a 16-byte boundary:
+// the base, the stride and the width must all be whole 16-byte multiples.
+TEST(RowContract, AlignedRowsNeedBaseStrideAndWidthOn16Bytes) {
+  alignas(16) static float f[64];
+  alignas(16) static std::uint16_t h[64];
+  EXPECT_TRUE(rows_aligned(f, 8, 4));
+  EXPECT_TRUE(rows_aligned(h, 16, 8));
+  EXPECT_FALSE(rows_aligned(f + 1, 8, 4));  // base 4 bytes past a boundary
+  EXPECT_FALSE(rows_aligned(f, 9, 4));      // row 1 starts 36 bytes in
+  EXPECT_FALSE(rows_aligned(f, 8, 6));      // each row ends in half a vector
+  EXPECT_FALSE(rows_aligned(h, 16, 12));    // 24-byte rows
+  EXPECT_FALSE(rows_aligned(h, 12, 8));     // 24-byte stride
+}
+
 // The softmax oracle on masked rows, at widths where a row starts on and off a 16-byte
 // boundary: -inf entries give exactly 0, a fully masked row NaN, a NaN entry a NaN row. (It
 // used Eigen's vectorized exp, which maps -inf to 2e-308: a fully masked row came out uniform,
