@@ -5,7 +5,9 @@
 //   resident (`warp`, `block`): each thread issues all of its 16-byte loads (1-8 per thread)
 //          before adding; narrow rows give a row to 1..32 lanes of a warp (shuffles only,
 //          several rows per block), wider rows a block of 128..1024 threads (one shared-memory
-//          step). One block per row or row group: no loop, no shared scratch reused.
+//          step). One block per row or row group: no loop, no shared scratch reused. Rows
+//          of whole 16-byte vectors (aligned base, stride and width) take a leaner kernel
+//          with no per-row head or tail and no branch around its loads.
 //   looped: a block per row, grid-stride over rows; the row in chunks of threads x 4 vectors,
 //          each lane adding its chunk partial into a compensated (Kahan) sum, so widths to 2^20
 //          do not drift.
@@ -39,15 +41,40 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
   return s;
 }
 
-// Aligned: every row starts on a 16-byte boundary and holds whole vectors (the launcher checks
-// the base, the stride and the width), so a row has no scalar head or tail: the loads take no
-// per-row alignment step and zero-fill past the row instead of re-reading its last vector.
-// Why: a stripped-down kernel (one aligned row per block and nothing else) ran 1.6-1.9% faster
-// than this kernel's general path at float32 4096x4096 and 16384x1024 in a tuning run, and its
-// load width was not the reason (4- and 8-byte loads were no faster). Whether this path carries
-// that lead over is open (docs/kernels.md#row-sum-against-cub). At 8 vectors per thread, which
-// for row_sum only the forced `warp` variant uses, ptxas interleaves its loads with the adds.
-template <class T, int K, bool Aligned>
+// Aligned rows (the launcher checks the base, the stride and the width are multiples of 16
+// bytes): a row is whole vectors, so there is no per-row head or tail, loads past the row are
+// predicated off (zero-filled), and the row's address is computed once, before any branch. A
+// warp plan's slots past the last row read the last row again and drop their sum, so no branch
+// guards the loads. Why this shape: the general kernel below, with its head and tail (and, in
+// an earlier form of this path, a `row < rows` branch around the loads), spent about 75
+// instructions before its first load against 28 here, recomputing the 64-bit row address under
+// each load's predicate; a stripped-down kernel like this one ran 1.3% faster at float32
+// 4096x4096 and 2.7% at float16 in one process (archive/2026-11-30-rowsum-lean-explore).
+template <class T, int K>
+__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
+                                  resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_aligned_kernel(const T* __restrict__ x,
+                                                               std::int64_t x_stride,
+                                                               T* __restrict__ y,
+                                                               std::int64_t rows, int nvec,
+                                                               int lanes) {
+  __shared__ float scratch[32];
+  const auto [row, lane] = resident_slot(lanes);
+  const T* xr = x + row_offset(min(row, rows - 1), x_stride);
+  uint4 raw[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int v = lane + k * lanes;
+    raw[k] = v < nvec ? load16<T, Cache::normal>(xr + v * kVec<T>, true) : make_uint4(0, 0, 0, 0);
+  }
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc += vec_sum<T>(raw[k]);  // zero bits are +0 in every dtype
+  acc = row_reduce(acc, lanes, scratch, SumOp{});
+  if (row < rows && lane == 0) y[row] = from_float<T>(acc);
+}
+
+// Any row: a scalar head up to the first 16-byte boundary, whole vectors, a scalar tail.
+template <class T, int K>
 __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                   resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_resident_kernel(const T* __restrict__ x,
                                                                 std::int64_t x_stride,
@@ -59,28 +86,16 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
   float acc = 0.0f;
   if (row < rows) {
     const T* xr = x + row_offset(row, x_stride);
-    if constexpr (Aligned) {
-      const int nvec = width / kVec<T>;
+    const RowParts p = row_parts(xr, width);
+    if (p.nvec > 0) {
       uint4 raw[K];
+      load_vectors<T, Cache::normal>(raw, xr + p.head, lane, lanes, p.nvec - 1);
 #pragma unroll
-      for (int k = 0; k < K; ++k) {
-        const int v = lane + k * lanes;
-        raw[k] = v < nvec ? load16<T, Cache::normal>(xr + v * kVec<T>, true) : make_uint4(0, 0, 0, 0);
-      }
-#pragma unroll
-      for (int k = 0; k < K; ++k) acc += vec_sum<T>(raw[k]);  // zero bits are +0 in every dtype
-    } else {
-      const RowParts p = row_parts(xr, width);
-      if (p.nvec > 0) {
-        uint4 raw[K];
-        load_vectors<T, Cache::normal>(raw, xr + p.head, lane, lanes, p.nvec - 1);
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-          if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
-      }
-      if (lane < p.head) acc += to_float(xr[lane]);
-      if (lane < p.tail) acc += to_float(xr[p.tail_begin + lane]);
+      for (int k = 0; k < K; ++k)
+        if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
     }
+    if (lane < p.head) acc += to_float(xr[lane]);
+    if (lane < p.tail) acc += to_float(xr[p.tail_begin + lane]);
   }
   acc = row_reduce(acc, lanes, scratch, SumOp{});
   if (row < rows && lane == 0) y[row] = from_float<T>(acc);
@@ -233,9 +248,9 @@ void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
         dispatch_resident("row_sum", RowOp::row_sum, plan, [&]<int K>() {
           const unsigned blocks = static_cast<unsigned>(plan.blocks);
           if (rows_aligned(x, s.stride, w))
-            row_sum_resident_kernel<T, K, true><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
+            row_sum_aligned_kernel<T, K><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w / kVec<T>, plan.lanes);
           else
-            row_sum_resident_kernel<T, K, false><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
+            row_sum_resident_kernel<T, K><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
         });
         break;
       case RowKind::looped:
