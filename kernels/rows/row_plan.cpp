@@ -9,8 +9,8 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// row_sum's resident plan ends at a block of 256 threads x 4 vectors (why: in row_plan).
-constexpr std::int64_t kRowSumResidentMaxVecs = 256 * 4;
+// row_sum's resident plan ends at a block of 512 threads x 4 vectors (why: in row_plan).
+constexpr std::int64_t kRowSumResidentMaxVecs = 512 * 4;
 
 int pow2_at_least(std::int64_t v) {
   int p = 1;
@@ -166,13 +166,13 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   // so it splits only below half the SMs; row_sum's split won there (8.0 vs 12.7 us).
   const std::int64_t split_below = op == RowOp::row_sum ? dev.sms : dev.sms / 2;
   if (rows < split_below && width > 8192) return split(rows, width, dtype, dev);
-  // row_sum reads each element once and keeps nothing, so past a block of 256 threads x 4
-  // vectors the looped plan (128 threads, 4 vectors a step) is as fast and needs no wider
-  // blocks: at float32 8192x8192 a 512-thread resident block ran within 0.5% of looped in
-  // four tuning runs (archive/2026-11-30-rowsum-cub-explore). Up to it, the resident block
-  // with all its loads in flight at once was 3% faster than looped at 16-bit 8192x8192 (33.1
-  // vs 34.0 us, events) and even at float32 4096x4096 (an unsaved run; before its loads were
-  // issued together it trailed looped by 6-25%).
+  // row_sum reads each element once and keeps nothing; the resident block, all its loads in
+  // flight at once, beats looping up to 512 threads x 4 vectors. At 16-bit 8192x8192 it was 3%
+  // faster than looped (33.1 vs 34.0 us, events). At float32 8192x8192 (a 512-thread block)
+  // the general kernel only tied looped (archive/2026-11-30-rowsum-cub-explore), but the
+  // aligned kernel's lean form ran 59.5 us against looped's 59.7-60.5 and CUB's 59.8 in two
+  // runs (graph; archive/2026-11-30-rowsum-lean-explore). Past it, looped (128 threads, 4
+  // vectors a step) needs no wider blocks; wider blocks are unmeasured.
   // (bfloat16 backward once looped here: held in registers it took 99-161 registers per thread
   // and ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live
   // across the dot reduction; keep_packed in the kernel brings it to float16's 64.)

@@ -42,14 +42,14 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
 }
 
 // Aligned rows (the launcher checks the base, the stride and the width are multiples of 16
-// bytes): a row is whole vectors, so there is no per-row head or tail, loads past the row are
-// predicated off (zero-filled), and the row's address is computed once, before any branch. A
-// warp plan's slots past the last row read the last row again and drop their sum, so no branch
-// guards the loads. Why this shape: the general kernel below, with its head and tail (and, in
-// an earlier form of this path, a `row < rows` branch around the loads), spent about 75
-// instructions before its first load against 28 here, recomputing the 64-bit row address under
-// each load's predicate; a stripped-down kernel like this one ran 1.3% faster at float32
-// 4096x4096 and 2.7% at float16 in one process (archive/2026-11-30-rowsum-lean-explore).
+// bytes): a row is whole vectors, so there is no per-row head or tail and loads past the row
+// are predicated off (zero-filled). A warp plan's slots past the last row read the last row
+// again and drop their sum, so no branch guards the loads. The row's start is one 16-byte
+// vector pointer, formed once: built in elements instead (x + row * stride + v * kVec), ptxas
+// recomputed the 64-bit row offset under each load's predicate, about 75 instructions before
+// the first load against 28 this way. A stripped-down kernel with this form ran 1.3% faster
+// than the general one at float32 4096x4096 and 2.7% at float16, timed in one process
+// (archive/2026-11-30-rowsum-lean-explore).
 template <class T, int K>
 __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                   resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_aligned_kernel(const T* __restrict__ x,
@@ -59,12 +59,12 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                                                int lanes) {
   __shared__ float scratch[32];
   const auto [row, lane] = resident_slot(lanes);
-  const T* xr = x + row_offset(min(row, rows - 1), x_stride);
+  const auto* xr = reinterpret_cast<const uint4*>(x + row_offset(min(row, rows - 1), x_stride));
   uint4 raw[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int v = lane + k * lanes;
-    raw[k] = v < nvec ? load16<T, Cache::normal>(xr + v * kVec<T>, true) : make_uint4(0, 0, 0, 0);
+    raw[k] = v < nvec ? __ldg(xr + v) : make_uint4(0, 0, 0, 0);
   }
   float acc = 0.0f;
 #pragma unroll

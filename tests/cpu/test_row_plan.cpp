@@ -54,11 +54,12 @@ TEST(RowPlan, PinnedTable) {
       // 128 rows: softmax loops (split only below half the SMs), row_sum still splits.
       {S, 128, 32769, bf16, K::looped, 256, 256, 4, 8192, 1, 0, 128},
       {R, 128, 32769, f32, K::split, 256, 256, 4, 4096, 5, 6656, 640},
-      // row_sum holds up to 1024 vectors (256 threads x 4) and loops past them.
+      // row_sum holds up to 2048 vectors (512 threads x 4) and loops past them.
       {R, 4096, 4096, f32, K::resident, 256, 256, 4, 0, 1, 0, 4096},
       {R, 4096, 4096, f16, K::resident, 128, 128, 4, 0, 1, 0, 4096},
       {R, 8192, 8192, bf16, K::resident, 256, 256, 4, 0, 1, 0, 8192},
-      {R, 8192, 8192, f32, K::looped, 128, 128, 4, 2048, 1, 0, 8192},  // a block per row
+      {R, 8192, 8192, f32, K::resident, 512, 512, 4, 0, 1, 0, 8192},
+      {R, 8192, 8193, f32, K::looped, 128, 128, 4, 2048, 1, 0, 8192},  // a block per row
       // row_sum has no 8-vector warp plan: 129-256 vectors take a 64-thread block.
       {R, 16384, 1024, f32, K::resident, 64, 64, 4, 0, 1, 0, 16384},
       {R, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
