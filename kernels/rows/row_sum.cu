@@ -43,14 +43,15 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
 
 // Aligned rows (the launcher checks the base, the stride and the width are multiples of 16
 // bytes): a row is whole vectors, so there is no per-row head or tail and loads past the row
-// are predicated off (zero-filled). A warp plan's slots past the last row read the last row
-// again and drop their sum, so no branch guards the loads. The row's start is one 16-byte
-// vector pointer, formed once: built in elements instead (x + row * stride + v * kVec), ptxas
-// recomputed the 64-bit row offset under each load's predicate, about 75 instructions before
-// the first load against 28 this way. A stripped-down kernel with this form ran 1.3% faster
-// than the general one at float32 4096x4096 and 2.7% at float16, timed in one process
+// are predicated off (zero-filled). The row's start is one 16-byte vector pointer, formed
+// once: built in elements instead (x + row * stride + v * kVec), ptxas recomputed the 64-bit
+// row offset under each load's predicate, 79 instructions before the first load. A block plan
+// (WholeBlock: a row per block, the grid is the rows) takes its row from blockIdx.x alone; a
+// warp plan's slots past the last row read the last row again and drop their sum, so no
+// branch guards the loads. Each step was timed in one process against a stripped-down kernel
+// that was 1.3% faster at float32 4096x4096 (2.7% at float16) than the general kernel below
 // (archive/2026-11-30-rowsum-lean-explore).
-template <class T, int K>
+template <class T, int K, bool WholeBlock>
 __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                   resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_aligned_kernel(const T* __restrict__ x,
                                                                std::int64_t x_stride,
@@ -58,8 +59,18 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
                                                                std::int64_t rows, int nvec,
                                                                int lanes) {
   __shared__ float scratch[32];
-  const auto [row, lane] = resident_slot(lanes);
-  const auto* xr = reinterpret_cast<const uint4*>(x + row_offset(min(row, rows - 1), x_stride));
+  std::int64_t row;
+  int lane;
+  if constexpr (WholeBlock) {
+    row = blockIdx.x;
+    lane = static_cast<int>(threadIdx.x);
+  } else {
+    const RowSlot slot = resident_slot(lanes);
+    row = slot.row;
+    lane = slot.lane;
+  }
+  const std::int64_t read_row = WholeBlock ? row : min(row, rows - 1);
+  const auto* xr = reinterpret_cast<const uint4*>(x + row_offset(read_row, x_stride));
   uint4 raw[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -69,8 +80,9 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
   float acc = 0.0f;
 #pragma unroll
   for (int k = 0; k < K; ++k) acc += vec_sum<T>(raw[k]);  // zero bits are +0 in every dtype
-  acc = row_reduce(acc, lanes, scratch, SumOp{});
-  if (row < rows && lane == 0) y[row] = from_float<T>(acc);
+  if constexpr (WholeBlock) acc = block_reduce(acc, scratch, SumOp{});
+  else acc = group_reduce(acc, lanes, SumOp{});
+  if ((WholeBlock || row < rows) && lane == 0) y[row] = from_float<T>(acc);
 }
 
 // Any row: a scalar head up to the first 16-byte boundary, whole vectors, a scalar tail.
@@ -247,8 +259,11 @@ void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
       case RowKind::resident:
         dispatch_resident("row_sum", RowOp::row_sum, plan, [&]<int K>() {
           const unsigned blocks = static_cast<unsigned>(plan.blocks);
-          if (rows_aligned(x, s.stride, w))
-            row_sum_aligned_kernel<T, K><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w / kVec<T>, plan.lanes);
+          const int nvec = w / kVec<T>;
+          if (rows_aligned(x, s.stride, w) && plan.lanes > 32)  // a block per row
+            row_sum_aligned_kernel<T, K, true><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, nvec, plan.lanes);
+          else if (rows_aligned(x, s.stride, w))
+            row_sum_aligned_kernel<T, K, false><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, nvec, plan.lanes);
           else
             row_sum_resident_kernel<T, K><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
         });
