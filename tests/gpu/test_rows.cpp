@@ -19,7 +19,6 @@ namespace {
 struct Shape {
   std::int64_t rows, cols;
 };
-// 7x64: short rows on 16-byte boundaries (row_sum's aligned path with one vector per lane).
 // 7x64, 5x8192 and 2x16384 are whole 16-byte vectors per row (row_sum's aligned kernel): one
 // vector per lane with several rows per block, a 512-thread and a 1024-thread block per row.
 const std::vector<Shape> kShapes = {{1, 1},     {7, 64},     {3, 1000},    {199, 760},
