@@ -1,0 +1,128 @@
+#include "experiments/sweep_config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <fstream>
+
+#include "core/errors.hpp"
+
+namespace kbench {
+
+namespace {
+
+std::int64_t parse_dim(const std::string& text, const std::string& whole) {
+  auto number = [&](std::string_view s) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || v < 0)
+      throw UsageError("malformed shape '" + whole + "' (expected N, RxC or MxNxK; 2^k allowed)");
+    return v;
+  };
+  const auto caret = text.find('^');
+  if (caret == std::string::npos) return number(text);
+  const std::int64_t base = number(std::string_view(text).substr(0, caret));
+  const std::int64_t exp = number(std::string_view(text).substr(caret + 1));
+  if (base != 2 || exp > 40) throw UsageError("malformed shape '" + whole + "' (only 2^k, k <= 40)");
+  return std::int64_t{1} << exp;
+}
+
+std::vector<std::string> parse_modes(const std::string& text, const char* a, const char* b,
+                                     const char* what) {
+  if (text == a) return {a};
+  if (text == b) return {b};
+  if (text == "both") return {a, b};
+  throw UsageError(std::string("unknown ") + what + " '" + text + "' (expected " + a + ", " + b +
+                   " or both)");
+}
+
+template <class T>
+T field(const nlohmann::json& j, const char* key, const std::string& where, T fallback) {
+  if (!j.contains(key)) return fallback;
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(where + ": field '" + key + "' has the wrong type");
+  }
+}
+
+std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, const std::string& where,
+                                   std::vector<std::string> fallback,
+                                   std::vector<std::string> (*parse)(const std::string&)) {
+  if (!j.contains(key)) return fallback;
+  std::vector<std::string> out;
+  const auto& v = j.at(key);
+  if (v.is_string()) return parse(v.get<std::string>());
+  if (!v.is_array()) throw UsageError(where + ": field '" + key + "' must be a string or a list");
+  for (const auto& m : v) {
+    if (!m.is_string()) throw UsageError(where + ": field '" + key + "' must list strings");
+    for (const auto& one : parse(m.get<std::string>())) out.push_back(one);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> parse_shape(const std::string& text) {
+  if (text.empty()) throw UsageError("malformed shape '' (expected N, RxC or MxNxK)");
+  std::vector<std::int64_t> dims;
+  std::size_t start = 0;
+  while (true) {
+    const auto x = text.find('x', start);
+    dims.push_back(parse_dim(text.substr(start, x - start), text));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  if (dims.size() > 3) throw UsageError("malformed shape '" + text + "' (at most 3 dimensions)");
+  return dims;
+}
+
+std::vector<std::string> parse_cache_modes(const std::string& text) {
+  return parse_modes(text, "cold", "warm", "cache mode");
+}
+
+std::vector<std::string> parse_timers(const std::string& text) {
+  return parse_modes(text, "events", "graph", "timer");
+}
+
+SweepSettings load_sweep_config(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw UsageError("cannot read config '" + file.string() + "'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError("config '" + file.string() + "' is not valid JSON (byte " +
+                     std::to_string(e.byte) + ")");
+  }
+  const std::string where = "config '" + file.string() + "'";
+  if (!j.is_object()) throw UsageError(where + ": expected a JSON object");
+  SweepSettings s;
+  s.config_path = file.string();
+  s.experiment = field<std::string>(j, "experiment", where, s.experiment);
+  s.description = field<std::string>(j, "description", where, "");
+  s.visits = field<int>(j, "visits", where, s.visits);
+  s.samples = field<int>(j, "samples", where, s.samples);
+  s.seed = field<std::uint64_t>(j, "seed", where, s.seed);
+  s.caches = mode_list(j, "cache", where, s.caches, parse_cache_modes);
+  s.timers = mode_list(j, "timer", where, s.timers, parse_timers);
+  if (!j.contains("cases") || !j["cases"].is_array() || j["cases"].empty())
+    throw UsageError(where + ": needs a non-empty 'cases' list");
+  for (std::size_t i = 0; i < j["cases"].size(); ++i) {
+    const auto& c = j["cases"][i];
+    const std::string cw = where + " case " + std::to_string(i);
+    CaseSpec spec;
+    spec.op = field<std::string>(c, "op", cw, "");
+    if (spec.op.empty()) throw UsageError(cw + ": needs an 'op'");
+    for (const auto& d : field<std::vector<std::string>>(c, "dtypes", cw, {"float32"}))
+      spec.dtypes.push_back(parse_dtype(d));
+    spec.shapes = field<std::vector<std::vector<std::int64_t>>>(c, "shapes", cw, {});
+    if (spec.shapes.empty()) throw UsageError(cw + ": needs a non-empty 'shapes' list");
+    spec.variants = field<std::vector<std::string>>(c, "variants", cw, {});
+    s.cases.push_back(std::move(spec));
+  }
+  if (s.visits < 1 || s.samples < 1) throw UsageError(where + ": visits and samples must be >= 1");
+  return s;
+}
+
+}  // namespace kbench

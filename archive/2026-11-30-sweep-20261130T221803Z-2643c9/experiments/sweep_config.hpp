@@ -1,0 +1,46 @@
+// The sweep's inputs: which ops, dtypes, shapes and variants, in which cache modes and timers,
+// how many visits and samples, from which seed. Read from a JSON config (configs/*.json, the
+// format scripts/torch_baseline.py reads too) and narrowed or overridden by command-line flags.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace kbench {
+
+struct CaseSpec {
+  std::string op;
+  std::vector<DType> dtypes;
+  std::vector<std::vector<std::int64_t>> shapes;
+  std::vector<std::string> variants;  // empty: every variant of the op
+};
+
+struct SweepSettings {
+  std::string experiment = "sweep";
+  std::string description;
+  std::string config_path;  // as given, for the record
+  std::vector<CaseSpec> cases;
+  std::vector<std::string> caches{"cold"};
+  std::vector<std::string> timers{"events"};
+  int visits = 3;
+  int samples = 3;
+  std::uint64_t seed = 1;
+  int device = 0;
+  bool roofline = true;  // add copy at 2^28 float32 elements when the config has no copy case
+};
+
+// Throws UsageError with one line naming the problem (unreadable file, bad JSON, bad field).
+SweepSettings load_sweep_config(const std::filesystem::path& file);
+
+// "4096x4096", "1048576", "2^20", "3x2^20" -> dims. Throws UsageError when malformed.
+std::vector<std::int64_t> parse_shape(const std::string& text);
+
+// "cold" | "warm" | "both" -> list; same for "events" | "graph" | "both".
+std::vector<std::string> parse_cache_modes(const std::string& text);
+std::vector<std::string> parse_timers(const std::string& text);
+
+}  // namespace kbench

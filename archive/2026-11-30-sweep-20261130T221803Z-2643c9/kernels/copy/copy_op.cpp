@@ -1,0 +1,45 @@
+// copy: y = x, device to device. The roofline every memory-bound result is measured against:
+// every sweep times it, so "fraction of copy bandwidth" always refers to the same run.
+//
+// Bytes: read n + write n elements. The oracle is the input itself; the tolerance is zero.
+#include "kernels/copy/copy.hpp"
+
+#include "registry/registry.hpp"
+
+namespace kbench {
+
+namespace {
+
+std::vector<TensorDesc> one_row(const Case& c, const char* name) {
+  return {TensorDesc{name, c.dtype, 1, c.shape.at(0), c.shape.at(0)}};
+}
+
+}  // namespace
+
+Op make_copy_op() {
+  Op op;
+  op.name = "copy";
+  op.summary = "y = x (device-to-device copy): the bandwidth roofline of every sweep";
+  op.shape_rank = 1;
+  op.sources = {"kernels/copy/", "kernels/common/"};
+  op.inputs = [](const Case& c) { return one_row(c, "x"); };
+  op.outputs = [](const Case& c) { return one_row(c, "y"); };
+  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
+    for (auto& v : in[0].values) v = rng.uniform(-1.0, 1.0);
+  };
+  op.oracle = [](const Case&, const std::vector<HostTensor>& in) {
+    return std::vector<HostTensor>{HostTensor{in[0].desc, in[0].values}};
+  };
+  // A copy moves bits: anything but the exact input is wrong.
+  op.tolerance = [](const Case&, std::size_t) { return Tolerance{0, 0, "a copy is exact"}; };
+  op.bytes = [](const Case& c) { return 2.0 * c.shape.at(0) * dtype_size(c.dtype); };
+  op.flops = [](const Case&) { return 0.0; };
+  return op;
+}
+
+void register_copy(Registry& r) {
+  r.add_op(make_copy_op());
+  register_copy_variants(r);
+}
+
+}  // namespace kbench

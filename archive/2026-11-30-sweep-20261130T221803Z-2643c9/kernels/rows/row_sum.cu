@@ -1,0 +1,309 @@
+// row_sum: y[r] = sum of x[r, :], accumulated in float32, written in x's dtype.
+// Bytes: read rows x width, write rows elements. Simple to fast:
+//   cub (baseline): cub::DeviceSegmentedReduce::Reduce, one segment per row, float32
+//          accumulator through a converting input iterator.
+//   resident (`warp`, `block`): each thread issues all of its 16-byte loads (1-8 per thread)
+//          before adding; narrow rows give a row to 1..32 lanes of a warp (shuffles only,
+//          several rows per block), wider rows a block of 128..1024 threads (one shared-memory
+//          step). One block per row or row group: no loop, no shared scratch reused. Rows
+//          of whole 16-byte vectors (aligned base, stride and width) take a leaner kernel
+//          with no per-row head or tail and no branch around its loads.
+//   looped: a block per row, grid-stride over rows; the row in chunks of threads x 4 vectors,
+//          each lane adding its chunk partial into a compensated (Kahan) sum, so widths to 2^20
+//          do not drift.
+//   split: fewer rows than SMs. One kernel: a block per row piece writes its float32 partial
+//          and counts itself done on the row's counter; the row's last block adds the partials
+//          in a fixed order (deterministic: the order does not depend on which block is last)
+//          and resets the counter. A second kernel for the final sum cost a launch, ~2 us of
+//          GPU time with the events timer, which left it behind CUB at 128x32769.
+#include <cuda_runtime.h>
+
+#include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+
+#include "core/errors.hpp"
+#include "kernels/rows/row_contract.hpp"
+#include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_launch.hpp"
+#include "kernels/rows/rows.hpp"
+
+namespace kbench::rows {
+
+namespace {
+
+template <class T>
+__device__ __forceinline__ float vec_sum(const uint4& u) {
+  float s = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kVec<T>; ++j) s += elem<T>(u, j);
+  return s;
+}
+
+// Aligned rows (the launcher checks the base, the stride and the width are multiples of 16
+// bytes): a row is whole vectors, so there is no per-row head or tail and loads past the row
+// are predicated off (zero-filled). The row's start is one 16-byte vector pointer, formed
+// once: built in elements instead (x + row * stride + v * kVec), ptxas recomputed the 64-bit
+// row offset under each load's predicate, 79 instructions before the first load. A block plan
+// (WholeBlock: a row per block, the grid is the rows) takes its row from blockIdx.x alone; a
+// warp plan's slots past the last row read the last row again and drop their sum, so no
+// branch guards the loads. Each step was timed in one process against a stripped-down kernel
+// that was 1.3% faster at float32 4096x4096 (2.7% at float16) than the general kernel below
+// (archive/2026-11-30-rowsum-lean-explore).
+template <class T, int K, bool WholeBlock>
+__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
+                                  resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_aligned_kernel(const T* __restrict__ x,
+                                                               std::int64_t x_stride,
+                                                               T* __restrict__ y,
+                                                               std::int64_t rows, int nvec,
+                                                               int lanes) {
+  __shared__ float scratch[32];
+  std::int64_t row;
+  int lane;
+  if constexpr (WholeBlock) {
+    row = blockIdx.x;
+    lane = static_cast<int>(threadIdx.x);
+  } else {
+    const RowSlot slot = resident_slot(lanes);
+    row = slot.row;
+    lane = slot.lane;
+  }
+  const std::int64_t read_row = WholeBlock ? row : min(row, rows - 1);
+  const auto* xr = reinterpret_cast<const uint4*>(x + row_offset(read_row, x_stride));
+  uint4 raw[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int v = lane + k * lanes;
+    raw[k] = v < nvec ? __ldg(xr + v) : make_uint4(0, 0, 0, 0);
+  }
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc += vec_sum<T>(raw[k]);  // zero bits are +0 in every dtype
+  if constexpr (WholeBlock) acc = block_reduce(acc, scratch, SumOp{});
+  else acc = group_reduce(acc, lanes, SumOp{});
+  if ((WholeBlock || row < rows) && lane == 0) y[row] = from_float<T>(acc);
+}
+
+// Any row: a scalar head up to the first 16-byte boundary, whole vectors, a scalar tail.
+template <class T, int K>
+__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
+                                  resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_resident_kernel(const T* __restrict__ x,
+                                                                std::int64_t x_stride,
+                                                                T* __restrict__ y,
+                                                                std::int64_t rows, int width,
+                                                                int lanes) {
+  __shared__ float scratch[32];
+  const auto [row, lane] = resident_slot(lanes);
+  float acc = 0.0f;
+  if (row < rows) {
+    const T* xr = x + row_offset(row, x_stride);
+    const RowParts p = row_parts(xr, width);
+    if (p.nvec > 0) {
+      uint4 raw[K];
+      load_vectors<T, Cache::normal>(raw, xr + p.head, lane, lanes, p.nvec - 1);
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        if (lane + k * lanes < p.nvec) acc += vec_sum<T>(raw[k]);
+    }
+    if (lane < p.head) acc += to_float(xr[lane]);
+    if (lane < p.tail) acc += to_float(xr[p.tail_begin + lane]);
+  }
+  acc = row_reduce(acc, lanes, scratch, SumOp{});
+  if (row < rows && lane == 0) y[row] = from_float<T>(acc);
+}
+
+constexpr int kLoopVecs = 4;
+
+// This thread's compensated partial of n elements at xr (block-strided 16-byte vectors).
+template <class T>
+__device__ __forceinline__ float thread_partial(const T* xr, int n, Fault fault) {
+  const RowParts p = row_parts(xr, n);
+  const int step = blockDim.x * kLoopVecs;
+  int end = p.nvec;
+  if (fault == Fault::drop_last_chunk && end > 0) end = ((end - 1) / step) * step;
+  KahanSum acc;
+  for (int base = 0; base < end; base += step) {
+    uint4 raw[kLoopVecs];
+    load_vectors<T, Cache::normal>(raw, xr + p.head, base + static_cast<int>(threadIdx.x),
+                                   static_cast<int>(blockDim.x), end - 1);
+    float part = 0.0f;
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k)
+      if (base + threadIdx.x + k * blockDim.x < end) part += vec_sum<T>(raw[k]);
+    acc.add(part);
+  }
+  float edge = 0.0f;
+  if (static_cast<int>(threadIdx.x) < p.head) edge += to_float(xr[threadIdx.x]);
+  if (static_cast<int>(threadIdx.x) < p.tail) edge += to_float(xr[p.tail_begin + threadIdx.x]);
+  acc.add(edge);
+  return acc.value();
+}
+
+template <class T>
+__global__ void __launch_bounds__(1024) row_sum_looped_kernel(const T* __restrict__ x,
+                                                              std::int64_t x_stride,
+                                                              T* __restrict__ y,
+                                                              std::int64_t rows, int width,
+                                                              Fault fault) {
+  __shared__ float scratch[32];
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const float part = thread_partial(x + row_offset(row, x_stride), width, fault);
+    const float total = block_reduce(part, scratch, SumOp{});  // ends with a barrier
+    if (threadIdx.x == 0) y[row] = from_float<T>(total);
+  }
+}
+
+// The split workspace: rows x segments partials, then one counter per row (zero between
+// launches: the workspace starts zeroed and each row's last block resets its counter).
+struct SplitScratch {
+  float* partial;
+  unsigned* done;
+};
+
+inline SplitScratch split_scratch(void* workspace, std::int64_t rows, int segments) {
+  auto* partial = static_cast<float*>(workspace);
+  return {partial, reinterpret_cast<unsigned*>(partial + rows * segments)};
+}
+
+template <class T>
+__global__ void __launch_bounds__(256) row_sum_split_kernel(const T* __restrict__ x,
+                                                            std::int64_t x_stride,
+                                                            T* __restrict__ y, SplitScratch w,
+                                                            int width, int segments, int segment,
+                                                            Fault fault) {
+  __shared__ float scratch[32];
+  __shared__ bool last;
+  const std::int64_t row = blockIdx.x / segments;
+  const int seg = blockIdx.x % segments;
+  const int begin = seg * segment;
+  const int n = min(segment, width - begin);
+  const float part = thread_partial(x + row_offset(row, x_stride) + begin, n, fault);
+  const float total = block_reduce(part, scratch, SumOp{});
+  if (threadIdx.x == 0) {
+    w.partial[blockIdx.x] = total;
+    __threadfence();  // the partial is visible GPU-wide before the count says so
+    last = atomicAdd(&w.done[row], 1u) == static_cast<unsigned>(segments - 1);
+  }
+  __syncthreads();
+  if (!last || threadIdx.x >= 32) return;
+  // The row's last block: every other piece's partial is visible (each fenced before counting).
+  __threadfence();
+  const float* partial = w.partial + row * segments;
+  KahanSum acc;
+  for (int i = threadIdx.x; i < segments; i += 32) acc.add(__ldcg(partial + i));
+  const float sum = group_reduce(acc.value(), 32, SumOp{});
+  if (threadIdx.x == 0) {
+    y[row] = from_float<T>(sum);
+    w.done[row] = 0;  // ready for the next launch
+  }
+}
+
+template <class T>
+struct ToFloat {
+  __host__ __device__ float operator()(T v) const { return static_cast<float>(v); }
+};
+template <class T>
+struct FromFloat {
+  __host__ __device__ T operator()(float v) const { return T(v); }
+};
+struct RowBegin {
+  std::int64_t stride;
+  __host__ __device__ std::int64_t operator()(std::int64_t r) const { return r * stride; }
+};
+struct RowEnd {
+  std::int64_t stride, width;
+  __host__ __device__ std::int64_t operator()(std::int64_t r) const { return r * stride + width; }
+};
+
+// One CUB call for both the size query (temp == nullptr) and the reduction.
+template <class T>
+cudaError_t cub_segmented_sum(void* temp, std::size_t& temp_bytes, const T* x, T* y,
+                              std::int64_t rows, std::int64_t width, std::int64_t stride,
+                              cudaStream_t stream) {
+  auto in = thrust::make_transform_iterator(x, ToFloat<T>{});
+  auto out = thrust::make_transform_output_iterator(y, FromFloat<T>{});
+  auto begin = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                               RowBegin{stride});
+  auto end = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                             RowEnd{stride, width});
+  return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, in, out, rows, begin, end,
+                                            ::cuda::std::plus<float>{}, 0.0f, stream);
+}
+
+struct Shape {
+  std::int64_t rows, width, stride;
+};
+
+Shape checked_shape(const LaunchArgs& a) {
+  const std::int64_t rows = a.c.shape.at(0), width = a.c.shape.at(1);
+  check_row_tensor("row_sum input x", a.inputs[0], rows, width, false);
+  check_row_tensor("row_sum output", a.outputs[0], rows, 1, true);
+  return {rows, width, a.inputs[0].row_stride};
+}
+
+}  // namespace
+
+void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
+  const Shape s = checked_shape(a);
+  if (s.rows == 0) return;
+  if (s.width == 0) {  // empty rows sum to +0 (all-zero bits in every dtype)
+    KB_CUDA(cudaMemsetAsync(a.outputs[0].data, 0, s.rows * dtype_size(a.c.dtype), a.stream));
+    return;
+  }
+  const int w = static_cast<int>(s.width);
+  dispatch_dtype(a.c.dtype, [&]<class T>() {
+    const T* x = a.inputs[0].as<const T>();
+    T* y = a.outputs[0].as<T>();
+    switch (plan.kind) {
+      case RowKind::resident:
+        dispatch_resident("row_sum", RowOp::row_sum, plan, [&]<int K>() {
+          const unsigned blocks = static_cast<unsigned>(plan.blocks);
+          const int nvec = w / kVec<T>;
+          if (rows_aligned(x, s.stride, w) && plan.lanes > 32)  // a block per row
+            row_sum_aligned_kernel<T, K, true><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, nvec, plan.lanes);
+          else if (rows_aligned(x, s.stride, w))
+            row_sum_aligned_kernel<T, K, false><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, nvec, plan.lanes);
+          else
+            row_sum_resident_kernel<T, K><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
+        });
+        break;
+      case RowKind::looped:
+        row_sum_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+            x, s.stride, y, s.rows, w, fault);
+        break;
+      case RowKind::split: {
+        check_split("row_sum", plan, s.rows, a);
+        row_sum_split_kernel<T><<<static_cast<unsigned>(s.rows * plan.segments), 256, 0, a.stream>>>(
+            x, s.stride, y, split_scratch(a.workspace, s.rows, plan.segments), w, plan.segments,
+            static_cast<int>(plan.segment), fault);
+        break;
+      }
+    }
+  });
+  KB_CUDA_LAUNCH();
+}
+
+std::size_t row_sum_cub_workspace_bytes(const Case& c) {
+  std::size_t bytes = 0;
+  const std::int64_t rows = c.shape.at(0), width = c.shape.at(1);
+  const std::int64_t stride = c.row_stride ? c.row_stride : width;
+  if (rows == 0) return 0;
+  dispatch_dtype(c.dtype, [&]<class T>() {
+    KB_CUDA(cub_segmented_sum<T>(nullptr, bytes, nullptr, nullptr, rows, width, stride, nullptr));
+  });
+  return bytes;
+}
+
+void launch_row_sum_cub(const LaunchArgs& a) {
+  const Shape s = checked_shape(a);
+  if (s.rows == 0) return;
+  dispatch_dtype(a.c.dtype, [&]<class T>() {
+    std::size_t bytes = row_sum_cub_workspace_bytes(a.c);
+    KB_CUDA(cub_segmented_sum<T>(a.workspace, bytes, a.inputs[0].as<const T>(),
+                                 a.outputs[0].as<T>(), s.rows, s.width, s.stride, a.stream));
+  });
+  KB_CUDA_LAUNCH();
+}
+
+}  // namespace kbench::rows

@@ -1,0 +1,398 @@
+// softmax over the last dimension: y = exp(x - max) / sum(exp(x - max)), float32 inside.
+// Bytes: read rows x width, write rows x width (the minimum; looped and split re-read x, from
+// L2 when the plan keeps the rows in flight small enough). Simple to fast:
+//   eager (baseline): three kernels the way a framework without fusion runs it: row max,
+//          row sum of exp(x - max), then an elementwise normalize. Reads x three times.
+//   looped: a block per row, grid-stride; pass 1 keeps an online (max, sum) per lane over
+//          chunks of threads x 4 vectors, merged across the block; pass 2 re-reads the row and
+//          writes. The grid is capped so the rows in flight fit in half of L2.
+//   split: few wide rows. Kernel 1 writes (max, sum) per row piece; kernel 2 merges the row's
+//          pieces in a fixed order (every block of a row gets the same bits) and writes its piece.
+//   resident (`single_block`): the row stays in registers: every 16-byte load is issued before
+//          the max, so x is read once and each SM has 64 bytes per thread in flight.
+// Masking: -inf anywhere works in every plan (safe_shift: a lane that has seen only -inf
+// shifts by 0); a fully masked row gives 0 * (1/0) = NaN, as PyTorch does; NaN propagates
+// through the sum; +inf gives NaN (inf - inf), as PyTorch does.
+#include <cuda_runtime.h>
+
+#include "core/errors.hpp"
+#include "kernels/rows/row_contract.hpp"
+#include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_launch.hpp"
+#include "kernels/rows/rows.hpp"
+
+namespace kbench::rows {
+
+namespace {
+
+constexpr int kLoopVecs = 4;
+
+template <class T>
+__device__ __forceinline__ Vec16<T> normalize16(const uint4& u, float shift, float inv) {
+  Vec16<T> o;
+#pragma unroll
+  for (int j = 0; j < kVec<T>; ++j) o.v[j] = from_float<T>(exp_diff(elem<T>(u, j) - shift) * inv);
+  return o;
+}
+
+// y = e * inv for one vector's exps, rounded to T: 16-bit pairs two at a time (same bits as
+// from_float per element).
+template <class T>
+__device__ __forceinline__ Vec16<T> scale16(const float (&e)[kVec<T>], float inv) {
+  Vec16<T> o;
+  if constexpr (kPacked16<T>) {
+    Pairs16<T> q;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) q.p[j] = pack_pair<T>(e[2 * j] * inv, e[2 * j + 1] * inv);
+    o.u = q.u;
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j) o.v[j] = from_float<T>(e[j] * inv);
+  }
+  return o;
+}
+
+// The whole row is loaded before any arithmetic. Each element's exp is computed once and kept
+// (in float, K x kVec registers: 16 for float32 in place of the raw vectors, 32 for 16-bit at
+// K = 4) for the output pass; recomputing it there made 16-bit rows instruction-bound (two
+// exp2f per element, ~6 instructions each, at twice the elements per byte of float32). The
+// values and the order of the sum are those of computing it twice, so the output bits are too.
+template <class T, int K>
+__global__ void __launch_bounds__(resident_max_threads(RowOp::softmax, K)) softmax_resident_kernel(const T* __restrict__ x,
+                                                                std::int64_t x_stride,
+                                                                T* __restrict__ y,
+                                                                std::int64_t rows, int width,
+                                                                int lanes) {
+  __shared__ float scratch[32];
+  const auto [row, lane] = resident_slot(lanes);
+  const bool active = row < rows;
+  const T* xr = x + row_offset(active ? row : 0, x_stride);
+  T* yr = y + row_offset(active ? row : 0, width);
+  const RowParts p = row_parts(xr, active ? width : 0);
+  const bool y_vec = same_phase(xr, yr);
+
+  uint4 raw[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int v = lane + k * lanes;
+    if (v < p.nvec) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
+  }
+  const float xh = lane < p.head ? to_float(xr[lane]) : -INFINITY;
+  const float xt = lane < p.tail ? to_float(xr[p.tail_begin + lane]) : -INFINITY;
+
+  float m = fmaxf(xh, xt);
+  if constexpr (kPacked16<T>) {
+    auto mp = pack_pair<T>(-INFINITY, -INFINITY);
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (lane + k * lanes < p.nvec) mp = max_pairs<T>(raw[k], mp);
+    m = fmaxf(m, fmaxf(__low2float(mp), __high2float(mp)));
+  } else {
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (lane + k * lanes < p.nvec)
+#pragma unroll
+        for (int j = 0; j < kVec<T>; ++j) m = fmaxf(m, elem<T>(raw[k], j));
+  }
+  m = row_reduce(m, lanes, scratch, MaxOp{});
+  const float shift = safe_shift(m);
+
+  float e[K][kVec<T>];
+  float s = exp_diff(xh - shift) + exp_diff(xt - shift);
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    if (lane + k * lanes < p.nvec)
+#pragma unroll
+      for (int j = 0; j < kVec<T>; ++j) {
+        e[k][j] = exp_diff(elem<T>(raw[k], j) - shift);
+        s += e[k][j];
+      }
+  s = row_reduce(s, lanes, scratch, SumOp{});
+  const float inv = 1.0f / s;
+
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int v = lane + k * lanes;
+    if (v < p.nvec) store16<T>(yr + p.head + v * kVec<T>, scale16<T>(e[k], inv), y_vec);
+  }
+  if (lane < p.head) yr[lane] = from_float<T>(exp_diff(xh - shift) * inv);
+  if (lane < p.tail) yr[p.tail_begin + lane] = from_float<T>(exp_diff(xt - shift) * inv);
+}
+
+// Pass 1 over n elements at xr: this thread's (max, compensated sum) over its vectors and
+// edge elements. `end` limits the vectors (the fault drops the last chunk).
+template <class T>
+__device__ __forceinline__ Stats thread_stats(const T* xr, const RowParts& p, int end) {
+  const int step = blockDim.x * kLoopVecs;
+  const int t = threadIdx.x;
+  float m = fmaxf(t < p.head ? to_float(xr[t]) : -INFINITY,
+                  t < p.tail ? to_float(xr[p.tail_begin + t]) : -INFINITY);
+  KahanSum acc;
+  {
+    const float sh = safe_shift(m);
+    acc.add((t < p.head ? exp_diff(to_float(xr[t]) - sh) : 0.0f) +
+            (t < p.tail ? exp_diff(to_float(xr[p.tail_begin + t]) - sh) : 0.0f));
+  }
+  for (int base = 0; base < end; base += step) {
+    uint4 raw[kLoopVecs];
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k) {
+      const int v = base + t + k * blockDim.x;
+      if (v < end) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
+    }
+    float mc = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k)
+      if (base + t + k * blockDim.x < end)
+#pragma unroll
+        for (int j = 0; j < kVec<T>; ++j) mc = fmaxf(mc, elem<T>(raw[k], j));
+    const float m_new = fmaxf(m, mc);
+    const float sh = safe_shift(m_new);
+    acc.scale(exp_diff(m - sh));  // m = -inf: scale by 0 (the sum was 0)
+    float part = 0.0f;
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k)
+      if (base + t + k * blockDim.x < end)
+#pragma unroll
+        for (int j = 0; j < kVec<T>; ++j) part += exp_diff(elem<T>(raw[k], j) - sh);
+    acc.add(part);
+    m = m_new;
+  }
+  return {m, acc.value()};
+}
+
+// Pass 2: writes n elements of the output at yr from x at xr.
+template <class T>
+__device__ __forceinline__ void write_normalized(const T* xr, T* yr, const RowParts& p, int end,
+                                                 float shift, float inv) {
+  const int step = blockDim.x * kLoopVecs;
+  const int t = threadIdx.x;
+  const bool y_vec = same_phase(xr, yr);
+  for (int base = 0; base < end; base += step) {
+    uint4 raw[kLoopVecs];
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k) {
+      const int v = base + t + k * blockDim.x;
+      if (v < end) raw[k] = load16<T, Cache::last_use>(xr + p.head + v * kVec<T>, true);
+    }
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k) {
+      const int v = base + t + k * blockDim.x;
+      if (v < end) store16<T>(yr + p.head + v * kVec<T>, normalize16<T>(raw[k], shift, inv), y_vec);
+    }
+  }
+  if (t < p.head) yr[t] = from_float<T>(exp_diff(to_float(xr[t]) - shift) * inv);
+  if (t < p.tail) yr[p.tail_begin + t] = from_float<T>(exp_diff(to_float(xr[p.tail_begin + t]) - shift) * inv);
+}
+
+__device__ __forceinline__ int vec_end(const RowParts& p, Fault fault) {
+  const int step = blockDim.x * kLoopVecs;
+  if (fault == Fault::drop_last_chunk && p.nvec > 0) return ((p.nvec - 1) / step) * step;
+  return p.nvec;
+}
+
+template <class T>
+__global__ void __launch_bounds__(1024) softmax_looped_kernel(const T* __restrict__ x,
+                                                              std::int64_t x_stride,
+                                                              T* __restrict__ y,
+                                                              std::int64_t rows, int width,
+                                                              Fault fault) {
+  __shared__ float scratch[64];
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row_offset(row, x_stride);
+    T* yr = y + row_offset(row, width);
+    const RowParts p = row_parts(xr, width);
+    const int end = vec_end(p, fault);
+    const Stats st = block_merge(thread_stats(xr, p, end), scratch);  // ends with a barrier
+    write_normalized(xr, yr, p, end, safe_shift(st.m), 1.0f / st.s);
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(256) softmax_split_stats_kernel(
+    const T* __restrict__ x, std::int64_t x_stride, float2* __restrict__ stats, int width,
+    int segments, int segment, Fault fault) {
+  __shared__ float scratch[64];
+  const std::int64_t row = blockIdx.x / segments;
+  const int begin = (blockIdx.x % segments) * segment;
+  const T* xr = x + row_offset(row, x_stride) + begin;
+  const RowParts p = row_parts(xr, min(segment, width - begin));
+  const Stats st = block_merge(thread_stats(xr, p, vec_end(p, fault)), scratch);
+  if (threadIdx.x == 0) stats[blockIdx.x] = make_float2(st.m, st.s);
+}
+
+template <class T>
+__global__ void __launch_bounds__(256) softmax_split_write_kernel(
+    const T* __restrict__ x, std::int64_t x_stride, const float2* __restrict__ stats,
+    T* __restrict__ y, int width, int segments, int segment, Fault fault) {
+  __shared__ float scratch[64];
+  const std::int64_t row = blockIdx.x / segments;
+  const int begin = (blockIdx.x % segments) * segment;
+  // Merge the row's pieces: thread-strided in a fixed order, then the fixed block tree.
+  Stats st{-INFINITY, 0.0f};
+  for (int i = threadIdx.x; i < segments; i += blockDim.x) {
+    const float2 s = stats[row * segments + i];
+    st = merge(st, Stats{s.x, s.y});
+  }
+  st = block_merge(st, scratch);
+  const T* xr = x + row_offset(row, x_stride) + begin;
+  const RowParts p = row_parts(xr, min(segment, width - begin));
+  write_normalized(xr, y + row_offset(row, width) + begin, p, vec_end(p, fault),
+                   safe_shift(st.m), 1.0f / st.s);
+}
+
+// ---- eager: three kernels ------------------------------------------------------------------
+
+enum class EagerPass { max, expsum };
+
+// A block per row: pass max writes stat[row] = max; pass expsum writes sum(exp(x - max)).
+template <class T, EagerPass P>
+__global__ void __launch_bounds__(256) softmax_eager_reduce_kernel(const T* __restrict__ x,
+                                                                   std::int64_t x_stride,
+                                                                   float* __restrict__ row_max,
+                                                                   float* __restrict__ row_sum,
+                                                                   int width) {
+  __shared__ float scratch[32];
+  const std::int64_t row = blockIdx.x;
+  const T* xr = x + row_offset(row, x_stride);
+  const RowParts p = row_parts(xr, width);
+  const int t = threadIdx.x, step = blockDim.x * kLoopVecs;
+  const float shift = P == EagerPass::expsum ? safe_shift(row_max[row]) : 0.0f;
+  auto f = [&](float v) { return P == EagerPass::max ? v : exp_diff(v - shift); };
+  float acc = P == EagerPass::max ? -INFINITY : 0.0f;
+  KahanSum sum;
+  for (int base = 0; base < p.nvec; base += step) {
+    uint4 raw[kLoopVecs];
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k) {
+      const int v = base + t + k * blockDim.x;
+      if (v < p.nvec) raw[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
+    }
+    float part = P == EagerPass::max ? -INFINITY : 0.0f;
+#pragma unroll
+    for (int k = 0; k < kLoopVecs; ++k)
+      if (base + t + k * blockDim.x < p.nvec)
+#pragma unroll
+        for (int j = 0; j < kVec<T>; ++j) {
+          const float e = f(elem<T>(raw[k], j));
+          part = P == EagerPass::max ? fmaxf(part, e) : part + e;
+        }
+    if constexpr (P == EagerPass::max) acc = fmaxf(acc, part);
+    else sum.add(part);
+  }
+  if (t < p.head) {
+    const float e = f(to_float(xr[t]));
+    if constexpr (P == EagerPass::max) acc = fmaxf(acc, e); else sum.add(e);
+  }
+  if (t < p.tail) {
+    const float e = f(to_float(xr[p.tail_begin + t]));
+    if constexpr (P == EagerPass::max) acc = fmaxf(acc, e); else sum.add(e);
+  }
+  if constexpr (P == EagerPass::max) {
+    acc = block_reduce(acc, scratch, MaxOp{});
+    if (t == 0) row_max[row] = acc;
+  } else {
+    acc = block_reduce(sum.value(), scratch, SumOp{});
+    if (t == 0) row_sum[row] = acc;
+  }
+}
+
+// Elementwise: y = exp(x - max[row]) / sum[row]; grid-stride over (row, piece of 256 x 16 B).
+template <class T>
+__global__ void __launch_bounds__(256) softmax_eager_normalize_kernel(
+    const T* __restrict__ x, std::int64_t x_stride, const float* __restrict__ row_max,
+    const float* __restrict__ row_sum, T* __restrict__ y, std::int64_t rows, int width,
+    int pieces) {
+  const std::int64_t items = rows * pieces;
+  for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const std::int64_t row = item / pieces;
+    const int piece = static_cast<int>(item % pieces);
+    const T* xr = x + row_offset(row, x_stride);
+    T* yr = y + row_offset(row, width);
+    const RowParts p = row_parts(xr, width);
+    const float shift = safe_shift(row_max[row]), inv = 1.0f / row_sum[row];
+    const int v = piece * blockDim.x + threadIdx.x;
+    if (v < p.nvec)
+      store16<T>(yr + p.head + v * kVec<T>,
+                 normalize16<T>(load16<T, Cache::last_use>(xr + p.head + v * kVec<T>, true), shift, inv),
+                 same_phase(xr, yr));
+    if (piece == 0) {
+      const int t = threadIdx.x;
+      if (t < p.head) yr[t] = from_float<T>(exp_diff(to_float(xr[t]) - shift) * inv);
+      if (t < p.tail)
+        yr[p.tail_begin + t] = from_float<T>(exp_diff(to_float(xr[p.tail_begin + t]) - shift) * inv);
+    }
+  }
+}
+
+struct Shape {
+  std::int64_t rows, width, stride;
+};
+
+Shape checked_shape(const LaunchArgs& a) {
+  const std::int64_t rows = a.c.shape.at(0), width = a.c.shape.at(1);
+  check_row_tensor("softmax input x", a.inputs[0], rows, width, false);
+  check_row_tensor("softmax output y", a.outputs[0], rows, width, true);
+  return {rows, width, a.inputs[0].row_stride};
+}
+
+}  // namespace
+
+void launch_softmax(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
+  const Shape s = checked_shape(a);
+  if (s.rows == 0 || s.width == 0) return;
+  const int w = static_cast<int>(s.width);
+  dispatch_dtype(a.c.dtype, [&]<class T>() {
+    const T* x = a.inputs[0].as<const T>();
+    T* y = a.outputs[0].as<T>();
+    switch (plan.kind) {
+      case RowKind::resident:
+        dispatch_resident("softmax", RowOp::softmax, plan, [&]<int K>() {
+          softmax_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+              x, s.stride, y, s.rows, w, plan.lanes);
+        });
+        break;
+      case RowKind::looped:
+        softmax_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+            x, s.stride, y, s.rows, w, fault);
+        break;
+      case RowKind::split: {
+        check_split("softmax", plan, s.rows, a);
+        auto* stats = static_cast<float2*>(a.workspace);
+        const auto blocks = static_cast<unsigned>(s.rows * plan.segments);
+        const int seg = static_cast<int>(plan.segment);
+        softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, s.stride, stats, w, plan.segments, seg, fault);
+        KB_CUDA_LAUNCH();
+        softmax_split_write_kernel<T><<<blocks, 256, 0, a.stream>>>(x, s.stride, stats, y, w, plan.segments, seg, fault);
+        break;
+      }
+    }
+  });
+  KB_CUDA_LAUNCH();
+}
+
+void launch_softmax_eager(const LaunchArgs& a) {
+  const Shape s = checked_shape(a);
+  if (s.rows == 0 || s.width == 0) return;
+  if (a.workspace == nullptr) throw std::invalid_argument("softmax eager: no workspace");
+  const int w = static_cast<int>(s.width);
+  auto* row_max = static_cast<float*>(a.workspace);
+  float* row_sum = row_max + s.rows;
+  dispatch_dtype(a.c.dtype, [&]<class T>() {
+    const T* x = a.inputs[0].as<const T>();
+    const auto rows = static_cast<unsigned>(s.rows);
+    softmax_eager_reduce_kernel<T, EagerPass::max><<<rows, 256, 0, a.stream>>>(x, s.stride, row_max, row_sum, w);
+    KB_CUDA_LAUNCH();
+    softmax_eager_reduce_kernel<T, EagerPass::expsum><<<rows, 256, 0, a.stream>>>(x, s.stride, row_max, row_sum, w);
+    KB_CUDA_LAUNCH();
+    const int pieces = static_cast<int>((s.width / kVec<T> + 255) / 256) + 0;
+    const std::int64_t items = s.rows * std::max(pieces, 1);
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(items, std::int64_t{1} << 20));
+    softmax_eager_normalize_kernel<T><<<blocks, 256, 0, a.stream>>>(x, s.stride, row_max, row_sum,
+                                                                     a.outputs[0].as<T>(), s.rows, w,
+                                                                     std::max(pieces, 1));
+  });
+  KB_CUDA_LAUNCH();
+}
+
+}  // namespace kbench::rows

@@ -1,0 +1,99 @@
+#include "device/device_info.hpp"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <library_types.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/errors.hpp"
+#include "device/gpu_load.hpp"
+
+namespace kbench {
+namespace {
+
+int device_attribute(cudaDeviceAttr attr, int device) {
+  int value = 0;
+  KB_CUDA(cudaDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+
+int cublas_property(libraryPropertyType type) {
+  int value = 0;
+  if (cublasGetProperty(type, &value) != CUBLAS_STATUS_SUCCESS)
+    throw CudaError("cublasGetProperty failed");
+  return value;
+}
+
+}  // namespace
+
+int select_device(int requested) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+    throw UsageError("no CUDA device visible: this command needs a CUDA GPU");
+  if (requested < 0 || requested >= count)
+    throw UsageError("device " + std::to_string(requested) + " does not exist: " +
+                     std::to_string(count) + " CUDA device(s) visible, numbered 0 to " +
+                     std::to_string(count - 1));
+  KB_CUDA(cudaSetDevice(requested));
+  return requested;
+}
+
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]) {
+  std::string out = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    std::snprintf(hex, sizeof hex, "%02x", bytes[i]);
+    out += hex;
+  }
+  return out;
+}
+
+std::string format_cuda_version(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+nlohmann::json device_block(int device) {
+  cudaDeviceProp prop{};
+  KB_CUDA(cudaGetDeviceProperties(&prop, device));
+  char pci_bus_id[32] = {};
+  KB_CUDA(cudaDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, device));
+  int driver = 0, runtime = 0;
+  KB_CUDA(cudaDriverGetVersion(&driver));
+  KB_CUDA(cudaRuntimeGetVersion(&runtime));
+
+  unsigned char uuid_bytes[16];
+  std::memcpy(uuid_bytes, prop.uuid.bytes, sizeof uuid_bytes);
+  const std::string uuid = format_gpu_uuid(uuid_bytes);
+
+  // CUDA 13 dropped clockRate and memoryClockRate from cudaDeviceProp; the attributes remain.
+  nlohmann::json block = {
+      {"name", prop.name},
+      {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+      {"sms", prop.multiProcessorCount},
+      {"l2_bytes", prop.l2CacheSize},
+      {"memory_bytes", prop.totalGlobalMem},
+      {"uuid", uuid},
+      {"pci_bus_id", pci_bus_id},
+      {"sm_clock_max_mhz", device_attribute(cudaDevAttrClockRate, device) / 1000},
+      {"memory_clock_mhz", device_attribute(cudaDevAttrMemoryClockRate, device) / 1000},
+      {"memory_bus_bits", prop.memoryBusWidth},
+      {"driver", format_cuda_version(driver)},
+      {"cuda_runtime", format_cuda_version(runtime)},
+      {"cublas", std::to_string(cublas_property(MAJOR_VERSION)) + "." +
+                     std::to_string(cublas_property(MINOR_VERSION)) + "." +
+                     std::to_string(cublas_property(PATCH_LEVEL))},
+  };
+  // The kernel driver's own version (e.g. "580.65.06") is only known to nvidia-smi/NVML.
+  if (const auto out = run_nvidia_smi(
+          "--query-gpu=driver_version --format=csv,noheader,nounits -i " + uuid)) {
+    std::string version = *out;
+    version.erase(version.find_last_not_of(" \r\n") + 1);
+    if (!version.empty()) block["driver_version"] = version;
+  }
+  return block;
+}
+
+}  // namespace kbench

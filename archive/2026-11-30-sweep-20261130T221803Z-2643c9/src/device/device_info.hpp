@@ -1,0 +1,25 @@
+// Which GPU a run uses, and the description of it that goes into every result file.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace kbench {
+
+// Makes `requested` the current device and returns it. Throws UsageError when no CUDA device
+// is visible or `requested` is not one of them.
+int select_device(int requested);
+
+// {"name", "cc", "sms", "l2_bytes", "memory_bytes", "uuid", "pci_bus_id", "sm_clock_max_mhz",
+//  "memory_clock_mhz", "memory_bus_bits", "driver", "driver_version" (when nvidia-smi answers),
+//  "cuda_runtime", "cublas"}.
+nlohmann::json device_block(int device);
+
+// The 16 bytes of a CUDA uuid as nvidia-smi prints them: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
+
+// A CUDA version number as "major.minor": 13000 => "13.0", 12080 => "12.8".
+std::string format_cuda_version(int version);
+
+}  // namespace kbench

@@ -1,0 +1,207 @@
+#include "harness/prepare.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+#include "harness/compare.hpp"
+
+namespace kbench {
+
+namespace {
+
+// Bytes after every output that no kernel may touch: a write past the end is caught.
+constexpr std::size_t kGuardBytes = 256;
+constexpr unsigned char kGuardByte = 0xA5;
+// 0xFF bytes are a NaN in float32, float16 and bfloat16 alike.
+constexpr unsigned char kPoisonByte = 0xFF;
+
+std::size_t span_bytes(const TensorDesc& d) {
+  return static_cast<std::size_t>(d.span_elements()) * dtype_size(d.dtype);
+}
+
+DeviceTensor view(const TensorDesc& d, void* data) {
+  return DeviceTensor{data, d.dtype, d.rows, d.cols, d.row_stride};
+}
+
+// Uploads dense values into a strided device layout; the gaps between rows hold NaN.
+DeviceBuffer upload(const HostTensor& t) {
+  const auto& d = t.desc;
+  std::vector<double> dense = t.values;
+  const std::vector<std::byte> packed = encode(d.dtype, dense);
+  const std::size_t row_bytes = static_cast<std::size_t>(d.cols) * dtype_size(d.dtype);
+  DeviceBuffer buf(span_bytes(d));
+  if (d.row_stride == d.cols) {
+    if (!packed.empty()) KB_CUDA(cudaMemcpy(buf.get(), packed.data(), packed.size(), cudaMemcpyHostToDevice));
+    return buf;
+  }
+  std::vector<std::byte> staged(buf.size(), std::byte{kPoisonByte});
+  for (std::int64_t r = 0; r < d.rows; ++r)
+    std::memcpy(&staged[r * d.row_stride * dtype_size(d.dtype)], &packed[r * row_bytes], row_bytes);
+  if (!staged.empty()) KB_CUDA(cudaMemcpy(buf.get(), staged.data(), staged.size(), cudaMemcpyHostToDevice));
+  return buf;
+}
+
+DeviceSet allocate_outputs(const std::vector<TensorDesc>& out_desc, DeviceSet set) {
+  for (const auto& d : out_desc) {
+    set.outputs.emplace_back(span_bytes(d) + kGuardBytes);
+    set.output_views.push_back(view(d, set.outputs.back().get()));
+  }
+  return set;
+}
+
+// An output as the kernel left it: its span and the guard bytes after it, copied to the host.
+std::vector<std::byte> output_bits(const TensorDesc& d, const DeviceBuffer& buf) {
+  std::vector<std::byte> bits(span_bytes(d) + kGuardBytes);
+  KB_CUDA(cudaMemcpy(bits.data(), buf.get(), bits.size(), cudaMemcpyDeviceToHost));
+  return bits;
+}
+
+bool guard_intact(const TensorDesc& d, const std::vector<std::byte>& bits) {
+  for (std::size_t i = span_bytes(d); i < bits.size(); ++i)
+    if (bits[i] != std::byte{kGuardByte}) return false;
+  return true;
+}
+
+// Dense logical values of a (possibly strided) tensor from its output bits.
+std::vector<double> dense_values(const TensorDesc& d, const std::vector<std::byte>& bits) {
+  const std::size_t es = dtype_size(d.dtype), row_bytes = d.cols * es;
+  std::vector<std::byte> dense(d.elements() * es);
+  for (std::int64_t r = 0; r < d.rows; ++r)
+    if (row_bytes) std::memcpy(&dense[r * row_bytes], &bits[r * d.row_stride * es], row_bytes);
+  return decode(d.dtype, dense);
+}
+
+}  // namespace
+
+std::size_t PreparedCase::set_bytes() const {
+  std::size_t total = 0;
+  for (const auto& d : input_desc) total += span_bytes(d);
+  for (const auto& d : output_desc) total += span_bytes(d);
+  return total;
+}
+
+PreparedCase prepare_case(const Op& op, const Case& c, Rng& rng, const InputTweak& tweak) {
+  PreparedCase pc;
+  pc.op = &op;
+  pc.c = c;
+  pc.input_desc = op.inputs(c);
+  pc.output_desc = op.outputs(c);
+
+  std::vector<HostTensor> inputs;
+  for (const auto& d : pc.input_desc)
+    inputs.push_back(HostTensor{d, std::vector<double>(static_cast<std::size_t>(d.elements()))});
+  op.generate(c, inputs, rng);
+  if (tweak) tweak(c, inputs);
+  // Round to the dtype first, so the oracle computes from exactly what the kernel reads.
+  for (auto& t : inputs) encode(t.desc.dtype, t.values);
+  pc.expected = op.oracle(c, inputs);
+
+  for (const auto& t : inputs) {
+    pc.primary.inputs.push_back(upload(t));
+    pc.primary.input_views.push_back(view(t.desc, pc.primary.inputs.back().get()));
+  }
+  pc.primary = allocate_outputs(pc.output_desc, std::move(pc.primary));
+  return pc;
+}
+
+void add_rotation_sets(PreparedCase& pc, std::size_t min_total_bytes, cudaStream_t stream) {
+  const std::size_t per_set = std::max<std::size_t>(pc.set_bytes(), 1);
+  while ((pc.rotation.size() + 1) * per_set < min_total_bytes) {
+    DeviceSet set;
+    for (std::size_t i = 0; i < pc.input_desc.size(); ++i) {
+      set.inputs.emplace_back(pc.primary.inputs[i].size());
+      KB_CUDA(cudaMemcpyAsync(set.inputs.back().get(), pc.primary.inputs[i].get(),
+                              pc.primary.inputs[i].size(), cudaMemcpyDeviceToDevice, stream));
+      set.input_views.push_back(view(pc.input_desc[i], set.inputs.back().get()));
+    }
+    pc.rotation.push_back(allocate_outputs(pc.output_desc, std::move(set)));
+  }
+  KB_CUDA(cudaStreamSynchronize(stream));
+}
+
+CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t stream) {
+  CheckInfo info;
+  if (pc.expected.size() != pc.output_desc.size())
+    throw std::logic_error("check_variant: the oracle outputs were released or do not match");
+  const DeviceBuffer workspace = DeviceBuffer::zeroed(v.workspace_bytes(pc.c));
+  const auto poison_and_launch = [&] {
+    for (std::size_t i = 0; i < pc.output_desc.size(); ++i) {
+      const auto& buf = pc.primary.outputs[i];
+      const std::size_t span = span_bytes(pc.output_desc[i]);
+      KB_CUDA(cudaMemsetAsync(buf.get(), kPoisonByte, span, stream));
+      KB_CUDA(cudaMemsetAsync(buf.bytes_ptr() + span, kGuardByte, kGuardBytes, stream));
+    }
+    v.launch(LaunchArgs{pc.c, pc.primary.input_views, pc.primary.output_views, workspace.get(), stream});
+    KB_CUDA(cudaStreamSynchronize(stream));
+  };
+  const auto all_output_bits = [&] {
+    std::vector<std::vector<std::byte>> bits;
+    for (std::size_t i = 0; i < pc.output_desc.size(); ++i)
+      bits.push_back(output_bits(pc.output_desc[i], pc.primary.outputs[i]));
+    return bits;
+  };
+  poison_and_launch();
+  const auto first = all_output_bits();
+
+  info.passed = true;
+  double worst_ratio = -1;
+  for (std::size_t i = 0; i < pc.output_desc.size() && info.passed; ++i) {
+    const auto& d = pc.output_desc[i];
+    if (!guard_intact(d, first[i])) {
+      info.passed = false;
+      info.detail = "output '" + d.name + "': a write past its end";
+      break;
+    }
+    const std::vector<double>& ref = pc.expected[i].values;
+    if (static_cast<std::int64_t>(ref.size()) != d.elements())
+      throw std::logic_error("check_variant: the oracle's output '" + d.name + "' has the wrong size");
+    const Tolerance tol = pc.op->tolerance(pc.c, i);
+    // A contiguous output (every op's today) is compared in place; a strided one made dense.
+    std::vector<double> dense;
+    if (d.row_stride != d.cols) dense = dense_values(d, first[i]);
+    const auto got = [&](std::int64_t k) {
+      return dense.empty() ? decode_one(d.dtype, first[i].data(), k) : dense[static_cast<std::size_t>(k)];
+    };
+    const Scan scan = dense.empty() ? compare_output(d.dtype, first[i].data(), ref, tol)
+                                    : compare_output(dense, ref, tol);
+    if (scan.worst_at >= 0 && scan.worst_ratio > worst_ratio) {
+      worst_ratio = scan.worst_ratio;
+      const Element worst = compare_element(got(scan.worst_at), ref[static_cast<std::size_t>(scan.worst_at)], tol);
+      info.max_err = worst.err;
+      info.tolerance = worst.allowed;
+    }
+    if (scan.bad >= 0) {
+      const auto k = static_cast<std::size_t>(scan.bad);
+      const double g = got(scan.bad);
+      const Element e = compare_element(g, ref[k], tol);
+      std::ostringstream msg;
+      msg.precision(9);
+      msg << "output '" << d.name << "' row " << k / d.cols << " col " << k % d.cols << ": got "
+          << g << ", expected " << ref[k] << " (allowed error " << e.allowed << ")";
+      info.passed = false;
+      info.max_err = std::isnan(e.err) || std::isnan(g) ? INFINITY : e.err;
+      info.tolerance = e.allowed;
+      info.detail = msg.str();
+    }
+  }
+  // Timed launches reuse one workspace, so a second launch on it (outputs poisoned again) must
+  // give the same bits: a variant that leaves its workspace dirty (row_sum split's counters)
+  // or reads what the last launch left would otherwise pass here and time wrong answers.
+  if (info.passed) {
+    poison_and_launch();
+    if (all_output_bits() != first) {
+      info.passed = false;
+      info.detail = "a second launch on the same workspace gave different output bits";
+    }
+  }
+  return info;
+}
+
+}  // namespace kbench

@@ -1,0 +1,52 @@
+// Preparing a case and checking a variant against the FP64 oracle, before any timing.
+//
+// prepare_case() draws fresh random inputs (rounded to the dtype, so the oracle sees what the
+// kernel sees), uploads them (row padding filled with NaN, so a kernel that reads it is
+// caught), and computes the oracle. check_variant() poisons every output with NaN and a guard
+// region after it with a byte pattern, launches once, and compares every element; then it
+// launches again on the same workspace and requires the same bits.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+#include "core/rng.hpp"
+#include "record/result.hpp"
+#include "registry/registry.hpp"
+
+namespace kbench {
+
+// Lets a test replace generated inputs (masked rows, constant rows, large magnitudes).
+using InputTweak = std::function<void(const Case&, std::vector<HostTensor>& inputs)>;
+
+struct DeviceSet {  // one set of input and output buffers for a case
+  std::vector<DeviceBuffer> inputs, outputs;
+  std::vector<DeviceTensor> input_views, output_views;
+};
+
+struct PreparedCase {
+  const Op* op = nullptr;
+  Case c;
+  std::vector<TensorDesc> input_desc, output_desc;
+  DeviceSet primary;                    // checked against the oracle
+  std::vector<HostTensor> expected;     // oracle outputs; released after checking
+  // Extra sets (copies of the primary inputs at other addresses) for cold graph timing.
+  std::vector<DeviceSet> rotation;
+  std::size_t set_bytes() const;        // bytes of one set's inputs and outputs
+};
+
+PreparedCase prepare_case(const Op& op, const Case& c, Rng& rng, const InputTweak& tweak = {});
+
+// Launches `v` on the primary set and compares every element with the oracle, then launches it
+// again (same workspace, outputs poisoned again) and requires bit-identical outputs.
+// Never throws for a wrong answer (passed = false with a detail line); throws CudaError if the
+// launch itself fails.
+CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t stream);
+
+// Adds copies of the primary inputs until the sets total at least `min_total_bytes`.
+void add_rotation_sets(PreparedCase& pc, std::size_t min_total_bytes, cudaStream_t stream);
+
+}  // namespace kbench

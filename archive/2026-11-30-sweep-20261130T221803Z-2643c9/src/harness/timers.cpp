@@ -1,0 +1,142 @@
+#include "harness/timers.hpp"
+
+#include "core/errors.hpp"
+
+namespace kbench {
+
+namespace {
+
+// Longer than the host takes to enqueue an event pair and a launch (a few microseconds, tens
+// for launchers that query the device first).
+constexpr double kQueueDelayUs = 50;
+
+class EventPair {
+ public:
+  EventPair() {
+    KB_CUDA(cudaEventCreate(&start_));
+    KB_CUDA(cudaEventCreate(&stop_));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  void start(cudaStream_t s) { KB_CUDA(cudaEventRecord(start_, s)); }
+  void stop(cudaStream_t s) { KB_CUDA(cudaEventRecord(stop_, s)); }
+  double elapsed_us() {
+    KB_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0;
+    KB_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return 1000.0 * ms;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+class EventTimer final : public Timer {
+ public:
+  EventTimer(SetLauncher launch, const DeviceSet& set, const L2Flusher* flusher, cudaStream_t s)
+      : launch_(std::move(launch)), set_(set), flusher_(flusher), stream_(s) {}
+  double sample_us() override {
+    KB_CUDA(cudaStreamSynchronize(stream_));
+    // Queue the start event and the launch behind GPU work, without waiting for it: the
+    // host's enqueue overlaps it and stays out of the interval.
+    if (flusher_) flusher_->flush(stream_);
+    else launch_queue_delay(stream_, kQueueDelayUs);
+    events_.start(stream_);
+    launch_(set_, stream_);
+    events_.stop(stream_);
+    return events_.elapsed_us();
+  }
+  int launches_per_sample() const override { return 1; }
+  std::string note() const override {
+    return std::string(flusher_ ? "one launch queued behind an L2 flush"
+                                : "one launch queued behind a 50 us spin, L2 warm") +
+           "; host launch latency hidden, GPU-side launch cost included";
+  }
+
+ private:
+  SetLauncher launch_;
+  const DeviceSet& set_;
+  const L2Flusher* flusher_;
+  cudaStream_t stream_;
+  EventPair events_;
+};
+
+class GraphTimer final : public Timer {
+ public:
+  GraphTimer(const SetLauncher& launch, const std::vector<const DeviceSet*>& sets, int count,
+             bool cold, cudaStream_t s)
+      : count_(count), sets_(sets.size()), cold_(cold), stream_(s) {
+    KB_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < count_; ++i) launch(*sets[static_cast<std::size_t>(i) % sets.size()], stream_);
+    } catch (...) {
+      cudaGraph_t broken{};
+      cudaStreamEndCapture(stream_, &broken);
+      if (broken) cudaGraphDestroy(broken);
+      throw;
+    }
+    KB_CUDA(cudaStreamEndCapture(stream_, &graph_));
+    KB_CUDA(cudaGraphInstantiate(&exec_, graph_, 0));
+    // First replay uploads the graph to the device: keep it out of the samples.
+    KB_CUDA(cudaGraphLaunch(exec_, stream_));
+    KB_CUDA(cudaStreamSynchronize(stream_));
+  }
+  ~GraphTimer() override {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+  }
+  double sample_us() override {
+    KB_CUDA(cudaStreamSynchronize(stream_));
+    events_.start(stream_);
+    KB_CUDA(cudaGraphLaunch(exec_, stream_));
+    events_.stop(stream_);
+    return events_.elapsed_us() / count_;
+  }
+  int launches_per_sample() const override { return count_; }
+  std::string note() const override {
+    return std::to_string(count_) + " launches replayed from one CUDA graph, time per launch; " +
+           (!cold_ ? std::string("same buffers (warm)")
+            : sets_ > 1 ? "consecutive launches rotate through " + std::to_string(sets_) +
+                              " input sets totalling >= 3x L2 (cold)"
+                        : std::string("each launch streams >= 3x L2 (cold)")) +
+           "; excludes host launch overhead";
+  }
+
+ private:
+  int count_;
+  std::size_t sets_;
+  bool cold_;
+  cudaStream_t stream_;
+  cudaGraph_t graph_{};
+  cudaGraphExec_t exec_{};
+  EventPair events_;
+};
+
+}  // namespace
+
+std::unique_ptr<Timer> make_event_timer(SetLauncher launch, const DeviceSet& set,
+                                        const L2Flusher* flusher, cudaStream_t stream) {
+  return std::make_unique<EventTimer>(std::move(launch), set, flusher, stream);
+}
+
+std::unique_ptr<Timer> make_graph_timer(SetLauncher launch, std::vector<const DeviceSet*> sets,
+                                        int count, bool cold, cudaStream_t stream) {
+  return std::make_unique<GraphTimer>(launch, sets, count, cold, stream);
+}
+
+double estimate_launch_us(const SetLauncher& launch, const DeviceSet& set, cudaStream_t stream) {
+  constexpr int kLaunches = 5;
+  launch(set, stream);  // first launch may load modules
+  EventPair ev;
+  KB_CUDA(cudaStreamSynchronize(stream));
+  ev.start(stream);
+  for (int i = 0; i < kLaunches; ++i) launch(set, stream);
+  ev.stop(stream);
+  return ev.elapsed_us() / kLaunches;
+}
+
+}  // namespace kbench

@@ -1,0 +1,47 @@
+// The two timers. Both report microseconds per launch.
+//
+// events: a CUDA event pair around one launch. The pair and the launch are queued behind GPU
+//   work that takes longer than the host needs to enqueue them: the L2 flush (cold) or a
+//   50 us spin (warm). So the host's launch latency is hidden, as in NVBench (blocking
+//   kernel) and triton's do_bench (flush); the interval still holds the GPU-side cost of
+//   starting one kernel, which graph replay amortizes.
+// graph: `count` launches captured once into a CUDA graph and replayed; the event interval
+//   around a replay divided by `count`. Launch gaps shrink to the graph's, so the difference
+//   to the events timer is the launch overhead. Cold mode cannot flush between captured
+//   launches, so consecutive launches rotate through input sets totalling >= 3x L2.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "harness/l2_flush.hpp"
+#include "harness/prepare.hpp"
+
+namespace kbench {
+
+// Launches the variant once on one buffer set.
+using SetLauncher = std::function<void(const DeviceSet&, cudaStream_t)>;
+
+class Timer {
+ public:
+  virtual ~Timer() = default;
+  virtual double sample_us() = 0;  // one sample: microseconds per launch
+  virtual int launches_per_sample() const = 0;
+  virtual std::string note() const = 0;  // what the time includes, for the record
+};
+
+// flusher == nullptr: warm.
+std::unique_ptr<Timer> make_event_timer(SetLauncher launch, const DeviceSet& set,
+                                        const L2Flusher* flusher, cudaStream_t stream);
+// sets: the buffer sets consecutive launches rotate through; cold says whether they were
+// chosen to defeat the L2 (rotation, or one set already >= 3x L2) or not (warm).
+std::unique_ptr<Timer> make_graph_timer(SetLauncher launch, std::vector<const DeviceSet*> sets,
+                                        int count, bool cold, cudaStream_t stream);
+
+// Mean microseconds of one launch over a few back-to-back launches (for sizing graphs).
+double estimate_launch_us(const SetLauncher& launch, const DeviceSet& set, cudaStream_t stream);
+
+}  // namespace kbench
