@@ -21,12 +21,14 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "device/clock.hpp"
 #include "device/device_info.hpp"
 #include "device/gpu_load.hpp"
 #include "device/warmup.hpp"
 #include "experiments/timer_floor.hpp"
 #include "harness/l2_flush.hpp"
+#include "kernels/all_ops.hpp"
 #include "harness/prepare.hpp"
 #include "harness/schedule.hpp"
 #include "harness/stats.hpp"
@@ -75,10 +77,6 @@ class Stream {
  private:
   cudaStream_t s_{};
 };
-
-std::string case_label(const Case& c) {
-  return c.op + " " + std::string(dtype_name(c.dtype)) + " " + shape_string(c.shape);
-}
 
 bool has_copy_roofline(const SweepSettings& s) {
   return std::any_of(s.cases.begin(), s.cases.end(), [](const CaseSpec& c) { return c.op == "copy"; });
@@ -300,7 +298,7 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
   result.experiment = s.experiment;
   result.meta = provenance();
   result.meta["argv"] = argv;
-  result.meta["started"] = iso8601_utc_now();
+  result.meta["started"] = utc_now();
   result.meta["seed"] = s.seed;
   result.meta["settings"] = settings_json(s);
   result.device = device_block(dev);
@@ -351,7 +349,7 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
   for (const auto& line : floor_moves) spdlog::warn("{}", line);
   // Everything before this (preparing and checking every case, building the timers, warm-up)
   // is host-bound; the visits are the GPU's. The two split a run's wall time.
-  result.meta["visits_started"] = iso8601_utc_now();
+  result.meta["visits_started"] = utc_now();
 
   std::vector<std::size_t> sizes;
   for (const auto& u : units) sizes.push_back(u.timers.size());
@@ -390,7 +388,7 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
                   {"timer_floor_start", floors_start},
                   {"timer_floor_shifts", floor_moves},
                   {"check_failures", failures}, {"skipped", skipped}};
-  result.meta["finished"] = iso8601_utc_now();
+  result.meta["finished"] = utc_now();
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/shape.hpp"
 
 namespace kbench {
 
@@ -35,9 +36,6 @@ struct SweepSettings {
 
 // Throws UsageError with one line naming the problem (unreadable file, bad JSON, bad field).
 SweepSettings load_sweep_config(const std::filesystem::path& file);
-
-// "4096x4096", "1048576", "2^20", "3x2^20" -> dims. Throws UsageError when malformed.
-std::vector<std::int64_t> parse_shape(const std::string& text);
 
 // "cold" | "warm" | "both" -> list; same for "events" | "graph" | "both".
 std::vector<std::string> parse_cache_modes(const std::string& text);

@@ -119,34 +119,25 @@ void launch_add_vec16(DType t, const void* x, const void* y, void* z, std::int64
   KB_CUDA_LAUNCH();
 }
 
-void register_add_variants(Registry& r) {
-  r.add_variant(Variant{
-      .op = "add",
-      .name = "scalar",
-      .summary = "one element per thread",
-      .launch = [](const LaunchArgs& a) {
-        const std::int64_t n = a.c.shape.at(0);
-        if (n <= 0) return;
-        dispatch_dtype(a.c.dtype, [&]<class T>() {
-          const auto blocks = static_cast<unsigned>((n + kThreads - 1) / kThreads);
-          add_scalar_kernel<T><<<blocks, kThreads, 0, a.stream>>>(
-              a.inputs[0].as<const T>(), a.inputs[1].as<const T>(), a.outputs[0].as<T>(), n);
-        });
-        KB_CUDA_LAUNCH();
-      }});
-  r.add_variant(Variant{
-      .op = "add",
-      .name = "vec16",
-      .summary = "grid-stride, 16-byte vector loads, 2 vectors in flight per thread",
-      .launch = [](const LaunchArgs& a) {
-        launch_add_vec16(a.c.dtype, a.inputs[0].data, a.inputs[1].data, a.outputs[0].data,
-                         a.c.shape.at(0), a.stream);
-      }});
-  r.add_variant(Variant{
-      .op = "add",
-      .name = "tiled",
-      .summary = "one block per tile of 4x256 16-byte vectors, all loads before the adds",
-      .launch = [](const LaunchArgs& a) {
+void register_add(Registry& r) {
+  r.add_op(make_add_op());
+  r.add_variant(make_variant("add", "scalar", "one element per thread", [](const LaunchArgs& a) {
+    const std::int64_t n = a.c.shape.at(0);
+    if (n <= 0) return;
+    dispatch_dtype(a.c.dtype, [&]<class T>() {
+      const auto blocks = static_cast<unsigned>((n + kThreads - 1) / kThreads);
+      add_scalar_kernel<T><<<blocks, kThreads, 0, a.stream>>>(a.inputs[0].as<const T>(), a.inputs[1].as<const T>(),
+                                                              a.outputs[0].as<T>(), n);
+    });
+    KB_CUDA_LAUNCH();
+  }));
+  r.add_variant(make_variant("add", "vec16", "grid-stride, 16-byte vector loads, 2 vectors in flight per thread",
+                             [](const LaunchArgs& a) {
+                               launch_add_vec16(a.c.dtype, a.inputs[0].data, a.inputs[1].data, a.outputs[0].data,
+                                                a.c.shape.at(0), a.stream);
+                             }));
+  r.add_variant(make_variant(
+      "add", "tiled", "one block per tile of 4x256 16-byte vectors, all loads before the adds", [](const LaunchArgs& a) {
         const std::int64_t n = a.c.shape.at(0);
         if (!aligned16(a.inputs[0].data) || !aligned16(a.inputs[1].data) || !aligned16(a.outputs[0].data))
           throw std::invalid_argument("add tiled: pointers must be 16-byte aligned");
@@ -155,23 +146,20 @@ void register_add_variants(Registry& r) {
           const std::int64_t n_vec = n / Pack16<T>::kCount;
           const std::int64_t per_block = std::int64_t{kThreads} * kTileVectors;
           const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, (n_vec + per_block - 1) / per_block));
-          add_tiled_kernel<T><<<blocks, kThreads, 0, a.stream>>>(
-              a.inputs[0].as<const T>(), a.inputs[1].as<const T>(), a.outputs[0].as<T>(), n);
+          add_tiled_kernel<T><<<blocks, kThreads, 0, a.stream>>>(a.inputs[0].as<const T>(), a.inputs[1].as<const T>(),
+                                                                 a.outputs[0].as<T>(), n);
         });
         KB_CUDA_LAUNCH();
-      }});
-  r.add_variant(Variant{
-      .op = "add",
-      .name = "cub",
-      .baseline = true,
-      .summary = "cub::DeviceTransform::Transform",
-      .launch = [](const LaunchArgs& a) {
-        dispatch_dtype(a.c.dtype, [&]<class T>() {
-          KB_CUDA(cub::DeviceTransform::Transform(
-              ::cuda::std::make_tuple(a.inputs[0].as<const T>(), a.inputs[1].as<const T>()),
-              a.outputs[0].as<T>(), a.c.shape.at(0), AddInFloat{}, a.stream));
-        });
-      }});
+      }));
+  Variant cub = make_variant("add", "cub", "cub::DeviceTransform::Transform", [](const LaunchArgs& a) {
+    dispatch_dtype(a.c.dtype, [&]<class T>() {
+      KB_CUDA(cub::DeviceTransform::Transform(
+          ::cuda::std::make_tuple(a.inputs[0].as<const T>(), a.inputs[1].as<const T>()), a.outputs[0].as<T>(),
+          a.c.shape.at(0), AddInFloat{}, a.stream));
+    });
+  });
+  cub.baseline = true;
+  r.add_variant(std::move(cub));
 }
 
 }  // namespace kbench

@@ -1,4 +1,5 @@
-// The add op family: op definition (add_op.cpp, host) and variants (add.cu, device).
+// The add op family: the op (add_op.cpp, host) and its variants with their registration
+// (add.cu, beside the kernels).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,7 +11,6 @@
 namespace kbench {
 
 Op make_add_op();
-void register_add_variants(Registry& r);
 
 // z[0, n) = x + y with 16-byte loads, grid-stride; exposed so tests can drive it directly
 // (with a short n, it is the "dropped tail" the checker must catch).

@@ -5,16 +5,9 @@
 #include <cmath>
 
 #include "core/parallel.hpp"
+#include "kernels/common/vector_op.hpp"
 
 namespace kbench {
-
-namespace {
-
-std::vector<TensorDesc> one_row(const Case& c, const char* name) {
-  return {TensorDesc{name, c.dtype, 1, c.shape.at(0), c.shape.at(0)}};
-}
-
-}  // namespace
 
 Op make_add_op() {
   Op op;
@@ -22,12 +15,8 @@ Op make_add_op() {
   op.summary = "z = x + y, elementwise";
   op.shape_rank = 1;
   op.sources = {"kernels/add/", "kernels/common/"};
-  op.inputs = [](const Case& c) {
-    auto x = one_row(c, "x");
-    x.push_back(one_row(c, "y")[0]);
-    return x;
-  };
-  op.outputs = [](const Case& c) { return one_row(c, "z"); };
+  op.inputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "x"), vector_tensor(c, "y")}; };
+  op.outputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "z")}; };
   op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
     for (auto& t : in)
       for (auto& v : t.values) v = rng.uniform(-1.0, 1.0);
@@ -55,11 +44,6 @@ Op make_add_op() {
   op.bytes = [](const Case& c) { return 3.0 * c.shape.at(0) * dtype_size(c.dtype); };
   op.flops = [](const Case&) { return 0.0; };
   return op;
-}
-
-void register_add(Registry& r) {
-  r.add_op(make_add_op());
-  register_add_variants(r);
 }
 
 }  // namespace kbench

@@ -5,9 +5,6 @@
 
 namespace kbench {
 
-// Multiprocessors of the current device (cached per device).
-int current_device_sms();
-
 // Blocks for a grid-stride loop over `work_items` items of `threads` threads: enough blocks to
 // fill every SM at full occupancy (2048 threads per SM on Hopper), and no more than the work.
 unsigned grid_stride_blocks(std::int64_t work_items, int threads);

@@ -57,26 +57,20 @@ void launch_copy_vec16(const void* x, void* y, std::int64_t bytes, cudaStream_t 
   }
 }
 
-void register_copy_variants(Registry& r) {
+void register_copy(Registry& r) {
+  r.add_op(make_copy_op());
   auto bytes_of = [](const LaunchArgs& a) {
     return a.c.shape.at(0) * static_cast<std::int64_t>(dtype_size(a.c.dtype));
   };
-  r.add_variant(Variant{
-      .op = "copy",
-      .name = "memcpy",
-      .baseline = true,
-      .summary = "cudaMemcpyAsync device to device",
-      .launch = [bytes_of](const LaunchArgs& a) {
-        KB_CUDA(cudaMemcpyAsync(a.outputs[0].data, a.inputs[0].data, bytes_of(a),
-                                cudaMemcpyDeviceToDevice, a.stream));
-      }});
-  r.add_variant(Variant{
-      .op = "copy",
-      .name = "vec16",
-      .summary = "grid-stride kernel, 16-byte loads and stores, 4 in flight per thread",
-      .launch = [bytes_of](const LaunchArgs& a) {
-        launch_copy_vec16(a.inputs[0].data, a.outputs[0].data, bytes_of(a), a.stream);
-      }});
+  Variant memcpy = make_variant("copy", "memcpy", "cudaMemcpyAsync device to device", [bytes_of](const LaunchArgs& a) {
+    KB_CUDA(cudaMemcpyAsync(a.outputs[0].data, a.inputs[0].data, bytes_of(a), cudaMemcpyDeviceToDevice, a.stream));
+  });
+  memcpy.baseline = true;
+  r.add_variant(std::move(memcpy));
+  r.add_variant(make_variant("copy", "vec16", "grid-stride kernel, 16-byte loads and stores, 4 in flight per thread",
+                             [bytes_of](const LaunchArgs& a) {
+                               launch_copy_vec16(a.inputs[0].data, a.outputs[0].data, bytes_of(a), a.stream);
+                             }));
 }
 
 }  // namespace kbench

@@ -2,19 +2,10 @@
 // every sweep times it, so "fraction of copy bandwidth" always refers to the same run.
 //
 // Bytes: read n + write n elements. The oracle is the input itself; the tolerance is zero.
+#include "kernels/common/vector_op.hpp"
 #include "kernels/copy/copy.hpp"
 
-#include "registry/registry.hpp"
-
 namespace kbench {
-
-namespace {
-
-std::vector<TensorDesc> one_row(const Case& c, const char* name) {
-  return {TensorDesc{name, c.dtype, 1, c.shape.at(0), c.shape.at(0)}};
-}
-
-}  // namespace
 
 Op make_copy_op() {
   Op op;
@@ -22,8 +13,8 @@ Op make_copy_op() {
   op.summary = "y = x (device-to-device copy): the bandwidth roofline of every sweep";
   op.shape_rank = 1;
   op.sources = {"kernels/copy/", "kernels/common/"};
-  op.inputs = [](const Case& c) { return one_row(c, "x"); };
-  op.outputs = [](const Case& c) { return one_row(c, "y"); };
+  op.inputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "x")}; };
+  op.outputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "y")}; };
   op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
     for (auto& v : in[0].values) v = rng.uniform(-1.0, 1.0);
   };
@@ -35,11 +26,6 @@ Op make_copy_op() {
   op.bytes = [](const Case& c) { return 2.0 * c.shape.at(0) * dtype_size(c.dtype); };
   op.flops = [](const Case&) { return 0.0; };
   return op;
-}
-
-void register_copy(Registry& r) {
-  r.add_op(make_copy_op());
-  register_copy_variants(r);
 }
 
 }  // namespace kbench

@@ -19,16 +19,10 @@
 #include <string>
 
 #include "core/dtype.hpp"
+#include "device/device_limits.hpp"
 
 namespace kbench::rows {
 
-struct DeviceLimits {
-  int sms = 132;
-  int max_threads_per_sm = 2048;
-  std::int64_t l2_bytes = 50 << 20;
-  std::int64_t max_grid_x = 2147483647;
-  int max_grid_y = 65535;
-};
 
 // Widths above this are rejected by every launcher (a clear error, never a wrong answer).
 inline constexpr std::int64_t kMaxWidth = std::int64_t{1} << 20;

@@ -18,9 +18,6 @@ enum class Fault : int {
                          // of a warp plan: always a part that holds data)
 };
 
-// The device's limits for row_plan (cached per device).
-DeviceLimits current_device_limits();
-
 // Launchers: check the contracts, then run `plan`. Workspace: *_workspace_bytes(plan, rows).
 void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault f = Fault::none);
 void launch_row_sum_cub(const LaunchArgs& a);
@@ -37,8 +34,3 @@ Op make_softmax_op();
 Op make_softmax_backward_op();
 
 }  // namespace kbench::rows
-
-namespace kbench {
-void register_row_sum(Registry& r);
-void register_softmax(Registry& r);  // softmax and softmax_backward
-}  // namespace kbench

@@ -3,7 +3,6 @@
 // until a launcher or a workspace size is asked for.
 #include <cuda_runtime_api.h>
 
-#include <array>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -11,28 +10,6 @@
 #include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
-
-DeviceLimits current_device_limits() {
-  static std::array<DeviceLimits, 64> cache{};
-  static std::array<bool, 64> known{};
-  int dev = 0;
-  KB_CUDA(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= 64) dev = 0;
-  if (!known[dev]) {
-    DeviceLimits d;
-    int l2 = 0, threads = 0, gy = 0;
-    KB_CUDA(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
-    KB_CUDA(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-    KB_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    KB_CUDA(cudaDeviceGetAttribute(&gy, cudaDevAttrMaxGridDimY, dev));
-    d.max_threads_per_sm = threads;
-    d.l2_bytes = l2;
-    d.max_grid_y = gy;
-    cache[dev] = d;
-    known[dev] = true;
-  }
-  return cache[dev];
-}
 
 std::size_t split_workspace_bytes(const RowPlan& plan, std::int64_t rows, RowOp op) {
   if (plan.kind != RowKind::split) return 0;
@@ -60,7 +37,7 @@ std::string shape_problem(const Case& c) {
 }
 
 RowPlan plan_for(const Case& c, RowOp op, const Forced* forced) {
-  const DeviceLimits dev = current_device_limits();
+  const DeviceLimits& dev = current_device_limits();
   if (forced) return forced_plan(*forced, rows_of(c), cols_of(c), c.dtype, dev, op);
   return row_plan(rows_of(c), cols_of(c), c.dtype, dev, op);
 }
@@ -135,9 +112,11 @@ void register_softmax(Registry& r) {
   eager.workspace_bytes = [](const Case& c) { return static_cast<std::size_t>(2 * rows_of(c)) * sizeof(float); };
   eager.launch = launch_softmax_eager;
   r.add_variant(eager);
+}
 
+void register_softmax_backward(Registry& r) {
   r.add_op(make_softmax_backward_op());
-  op = "softmax_backward";
+  const std::string op = "softmax_backward";
   r.add_variant(plan_variant(op, RowOp::softmax_backward, "auto", std::nullopt, "follows row_plan",
                              launch_softmax_backward));
   r.add_variant(plan_variant(op, RowOp::softmax_backward, "single_block", Forced::resident_any,
@@ -146,7 +125,11 @@ void register_softmax(Registry& r) {
                              "dot over chunks, then a second read of y and dy", launch_softmax_backward));
   r.add_variant(plan_variant(op, RowOp::softmax_backward, "split", Forced::split,
                              "per-piece partial dots, then a fixed-order sum and write", launch_softmax_backward));
+  Variant eager;
   eager.op = op;
+  eager.name = "eager";
+  eager.baseline = true;
+  eager.unsupported = shape_problem;
   eager.summary = "two kernels: row dot(y, dy), then elementwise dx";
   eager.workspace_bytes = [](const Case& c) { return static_cast<std::size_t>(rows_of(c)) * sizeof(float); };
   eager.launch = launch_softmax_backward_eager;

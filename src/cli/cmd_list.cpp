@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "registry/registry.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace kbench {
 

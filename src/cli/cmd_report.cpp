@@ -1,14 +1,12 @@
 // kbench report FILE... [--out FILE.md] [--cache cold|warm|all] [--timer events|graph|all]
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "report/report.hpp"
 
@@ -21,29 +19,6 @@ struct ReportOptions {
   ReportFilter filter;
 };
 
-// Temporary file beside the target, then rename: a reader never sees half a report, and a
-// failed run leaves the previous report in place.
-void write_atomically(const std::filesystem::path& target, const std::string& text) {
-  std::filesystem::path temp = target;
-  temp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw UsageError("cannot write " + target.string());
-    }
-  }
-  std::error_code err;
-  std::filesystem::rename(temp, target, err);
-  if (err) {
-    std::filesystem::remove(temp, err);
-    throw UsageError("cannot write " + target.string() + ": " + err.message());
-  }
-}
-
 void run_report(const ReportOptions& options) {
   std::vector<ReportInput> inputs;
   for (const auto& file : options.files) inputs.push_back({file, read_result(file)});
@@ -51,7 +26,7 @@ void run_report(const ReportOptions& options) {
   if (options.out.empty()) {
     std::cout << markdown;
   } else {
-    write_atomically(options.out, markdown);
+    write_file_atomically(options.out, markdown, Overwrite::replace);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
+#include "device/device_limits.hpp"
 
 namespace kbench {
 namespace {
@@ -54,19 +55,12 @@ __global__ void busy_fma_kernel(std::uint64_t duration_ns, float a, float b) {
   if (sum == -1.0f) g_busy_sink = sum;
 }
 
-int current_device_attribute(cudaDeviceAttr attr) {
-  int device = 0, value = 0;
-  KB_CUDA(cudaGetDevice(&device));
-  KB_CUDA(cudaDeviceGetAttribute(&value, attr, device));
-  return value;
-}
-
 }  // namespace
 
 double measure_sm_clock_mhz(cudaStream_t s) {
-  const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  const int sms = current_device_limits().sms;
   // The rated peak clock in kHz is the number of cycles in 1 ms at that clock.
-  const long long spin_cycles = current_device_attribute(cudaDevAttrClockRate);
+  const long long spin_cycles = device_attribute(cudaDevAttrClockRate);
   DeviceBuffer result(2 * sizeof(unsigned long long));
   auto* device_result = static_cast<unsigned long long*>(result.get());
 

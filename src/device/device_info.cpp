@@ -8,16 +8,12 @@
 #include <cstring>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
+#include "device/device_limits.hpp"
 #include "device/gpu_load.hpp"
 
 namespace kbench {
 namespace {
-
-int device_attribute(cudaDeviceAttr attr, int device) {
-  int value = 0;
-  KB_CUDA(cudaDeviceGetAttribute(&value, attr, device));
-  return value;
-}
 
 int cublas_property(libraryPropertyType type) {
   int value = 0;
@@ -87,10 +83,9 @@ nlohmann::json device_block(int device) {
                      std::to_string(cublas_property(PATCH_LEVEL))},
   };
   // The kernel driver's own version (e.g. "580.65.06") is only known to nvidia-smi/NVML.
-  if (const auto out = run_nvidia_smi(
-          "--query-gpu=driver_version --format=csv,noheader,nounits -i " + uuid)) {
-    std::string version = *out;
-    version.erase(version.find_last_not_of(" \r\n") + 1);
+  if (const auto out =
+          run_nvidia_smi({"--query-gpu=driver_version", "--format=csv,noheader,nounits", "-i", uuid})) {
+    const std::string version = trim(*out);
     if (!version.empty()) block["driver_version"] = version;
   }
   return block;

@@ -1,16 +1,16 @@
 #include "device/gpu_load.hpp"
 
-#include <sys/wait.h>
-
 #include <array>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/subprocess.hpp"
+#include "core/text.hpp"
 
 namespace kbench {
 namespace {
@@ -42,13 +42,6 @@ constexpr std::array<ReasonBit, 9> kReasonBits{{
 const std::set<std::string> kLimitingReasons{"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown",
                                              "hw_thermal_slowdown", "hw_power_brake_slowdown"};
 
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
-}
-
 std::vector<std::string> split_csv_fields(const std::string& line) {
   std::vector<std::string> fields;
   std::stringstream ss(line);
@@ -76,17 +69,7 @@ json number_or_null(const std::string& token, bool integral) {
   return value;
 }
 
-std::string iso8601_utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
-}
-
-// The id goes into a shell command line, so only the characters of a uuid, an index or a PCI
-// bus id may pass.
+// Only the characters of a uuid, an index or a PCI bus id: anything else is not a GPU id.
 bool is_safe_gpu_id(const std::string& id) {
   if (id.empty()) return false;
   for (unsigned char c : id)
@@ -102,30 +85,20 @@ bool is_available(const json& snapshot) {
 
 }  // namespace
 
-std::optional<std::string> run_nvidia_smi(const std::string& args, std::string* why) {
-  // `timeout` is coreutils and nearly always there; without it, run nvidia-smi unguarded.
-  const std::string command =
-      "command -v nvidia-smi >/dev/null 2>&1 || exit 127; T=; "
-      "command -v timeout >/dev/null 2>&1 && T='timeout " +
-      std::to_string(kNvidiaSmiTimeoutSeconds) + "'; exec $T nvidia-smi " + args + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) {
-    if (why) *why = "could not start a shell for nvidia-smi";
-    return std::nullopt;
-  }
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe)) out += buf.data();
-  const int status = pclose(pipe);
-  const int code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  if (code == 0) return out;
+std::optional<std::string> run_nvidia_smi(const std::vector<std::string>& args, std::string* why) {
+  std::vector<std::string> argv{"nvidia-smi"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessOptions options;
+  options.timeout_s = kNvidiaSmiTimeoutSeconds;
+  const ProcessResult r = run_process(argv, options);
+  if (r.ok()) return r.out;
   if (why) {
-    if (code == 127)
+    if (!r.started)
       *why = "nvidia-smi not found";
-    else if (code == 124)
+    else if (r.timed_out)
       *why = "nvidia-smi timed out after " + std::to_string(kNvidiaSmiTimeoutSeconds) + " s";
     else
-      *why = "nvidia-smi failed (exit status " + std::to_string(code) + ")";
+      *why = "nvidia-smi failed (exit status " + std::to_string(r.exit_code) + ")";
   }
   return std::nullopt;
 }
@@ -188,9 +161,9 @@ json query_gpu_load(const std::string& uuid_or_index) {
   if (!is_safe_gpu_id(uuid_or_index)) return unavailable("bad GPU id '" + uuid_or_index + "'");
   std::string why;
   const auto gpu_text = run_nvidia_smi(
-      "--query-gpu=utilization.gpu,utilization.memory,clocks.sm,clocks.mem,temperature.gpu,"
-      "power.draw,memory.used,clocks_event_reasons.active,uuid --format=csv,noheader,nounits -i " +
-          uuid_or_index,
+      {"--query-gpu=utilization.gpu,utilization.memory,clocks.sm,clocks.mem,temperature.gpu,"
+       "power.draw,memory.used,clocks_event_reasons.active,uuid",
+       "--format=csv,noheader,nounits", "-i", uuid_or_index},
       &why);
   if (!gpu_text) return unavailable(why);
   const auto lines = non_empty_lines(*gpu_text);
@@ -203,14 +176,13 @@ json query_gpu_load(const std::string& uuid_or_index) {
     return unavailable(e.what());
   }
   snapshot["available"] = true;
-  snapshot["time"] = iso8601_utc_now();
+  snapshot["time"] = utc_now();
 
   // The apps query lists every GPU's processes; keep only this GPU's, so that a job on a
   // neighbouring GPU of the same host is not reported as load on ours.
-  const auto apps_text =
-      run_nvidia_smi("--query-compute-apps=gpu_uuid,pid,process_name,used_memory "
-                     "--format=csv,noheader,nounits",
-                     &why);
+  const auto apps_text = run_nvidia_smi(
+      {"--query-compute-apps=gpu_uuid,pid,process_name,used_memory", "--format=csv,noheader,nounits"},
+      &why);
   if (apps_text) {
     snapshot["processes"] = parse_compute_apps(
         *apps_text, snapshot["uuid"].is_string() ? snapshot["uuid"].get<std::string>() : "");

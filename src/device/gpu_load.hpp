@@ -13,9 +13,11 @@
 
 namespace kbench {
 
-// Runs `nvidia-smi <args>` with stderr discarded and a time limit. Returns its stdout, or
-// nullopt when nvidia-smi is missing, fails or times out (`why` then says which).
-std::optional<std::string> run_nvidia_smi(const std::string& args, std::string* why = nullptr);
+// Runs nvidia-smi with `args` (an argument vector, no shell), stderr discarded and a time
+// limit. Returns its stdout, or nullopt when nvidia-smi is missing, fails or times out (`why`
+// then says which).
+std::optional<std::string> run_nvidia_smi(const std::vector<std::string>& args,
+                                          std::string* why = nullptr);
 
 // One line of `--query-gpu=utilization.gpu,utilization.memory,clocks.sm,clocks.mem,
 // temperature.gpu,power.draw,memory.used,clocks_event_reasons.active,uuid

@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "device/clock.hpp"
+#include "device/device_limits.hpp"
 
 namespace kbench {
 namespace {
@@ -24,9 +25,7 @@ bool last_readings_agree(const std::vector<double>& trace) {
 }  // namespace
 
 WarmupResult warm_up_gpu(cudaStream_t s, double min_ms, double max_ms) {
-  int device = 0, sms = 0;
-  KB_CUDA(cudaGetDevice(&device));
-  KB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = current_device_limits().sms;
 
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();

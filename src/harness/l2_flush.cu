@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/errors.hpp"
+#include "device/device_limits.hpp"
 
 namespace kbench {
 
@@ -49,9 +50,7 @@ L2Flusher::L2Flusher(std::size_t l2_bytes)
 }
 
 void L2Flusher::flush(cudaStream_t stream) const {
-  int sms = 0, dev = 0;
-  KB_CUDA(cudaGetDevice(&dev));
-  KB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int sms = current_device_limits().sms;
   read_through_kernel<<<sms * 4, 512, 0, stream>>>(static_cast<const uint4*>(buffer_.get()),
                                                   buffer_.size() / sizeof(uint4),
                                                   static_cast<unsigned*>(sink_.get()));

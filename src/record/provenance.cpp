@@ -5,9 +5,10 @@
 
 #include <array>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <optional>
+
+#include "core/text.hpp"
 
 namespace kbench {
 namespace {
@@ -30,11 +31,6 @@ std::optional<std::string> git_output(const std::filesystem::path& root, const s
   const int status = ::pclose(pipe);
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
   return out;
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
 }
 
 std::string hostname() {
@@ -73,15 +69,6 @@ nlohmann::json provenance(const std::filesystem::path& root) {
     git = {{"commit", *marker}, {"dirty", false}, {"source", ".kbench-git-commit"}};
   }
   return {{"host", hostname()}, {"git", git}};
-}
-
-std::string iso8601_utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace kbench

@@ -17,7 +17,4 @@ namespace kbench {
 // a status killed mid-run must not leave .git/index.lock behind.
 nlohmann::json provenance(const std::filesystem::path& root = source_root());
 
-// The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
-std::string iso8601_utc_now();
-
 }  // namespace kbench

@@ -2,19 +2,14 @@
 // one that is missing or mistyped; writing is atomic and never overwrites an earlier run.
 #include "record/result.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <ctime>
 #include <fstream>
 #include <limits>
-#include <random>
 
+#include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/text.hpp"
 
 namespace kbench {
 namespace {
@@ -215,70 +210,6 @@ Result read_result(const std::filesystem::path& file) {
 
 // --- writing --------------------------------------------------------------------------------
 
-namespace {
-
-std::string utc_stamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
-std::string random_hex6() {
-  static std::mt19937 gen{std::random_device{}()};
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%06x", static_cast<unsigned>(gen() & 0xffffff));
-  return buf;
-}
-
-std::string errno_text() { return std::strerror(errno); }
-
-// Writes all of `text` to a new file and forces it to disk, so that the rename below can
-// only ever publish a complete file.
-void write_and_sync(const std::filesystem::path& file, const std::string& text) {
-  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw UsageError("cannot create " + file.string() + ": " + errno_text());
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      std::string why = errno_text();
-      ::close(fd);
-      throw UsageError("cannot write " + file.string() + ": " + why);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0)
-    throw UsageError("cannot write " + file.string() + ": " + errno_text());
-}
-
-// Publishes `from` as `to` unless `to` exists (then returns false). rename() would silently
-// replace an earlier run, so use RENAME_NOREPLACE, or link() where the filesystem lacks it.
-bool publish_without_overwrite(const std::filesystem::path& from, const std::filesystem::path& to) {
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
-  if (errno == EEXIST) return false;
-  if (errno != EINVAL && errno != ENOSYS)
-    throw UsageError("cannot rename " + from.string() + " to " + to.string() + ": " + errno_text());
-  if (::link(from.c_str(), to.c_str()) != 0) {
-    if (errno == EEXIST) return false;
-    throw UsageError("cannot link " + from.string() + " to " + to.string() + ": " + errno_text());
-  }
-  ::unlink(from.c_str());
-  return true;
-}
-
-void sync_directory(const std::filesystem::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // durability of the directory entry is best effort
-  ::fsync(fd);
-  ::close(fd);
-}
-
-}  // namespace
-
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir) {
   if (r.experiment.empty() || r.experiment.find_first_of("/\\") != std::string::npos)
     throw UsageError("cannot name a result file after experiment '" + r.experiment + "'");
@@ -286,26 +217,12 @@ std::filesystem::path write_result(const Result& r, const std::filesystem::path&
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create directory " + dir.string() + ": " + ec.message());
   const std::string text = to_json(r).dump(1) + "\n";
-
-  // The temporary name must not end in .json: a run killed mid-write leaves it behind, and
-  // tools (verify, report) read every *.json as a finished result.
-  const std::filesystem::path temp = dir / ("." + r.experiment + "-" + std::to_string(::getpid()) +
-                                            "-" + random_hex6() + ".partial");
-  try {
-    write_and_sync(temp, text);
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      std::filesystem::path target =
-          dir / (r.experiment + "-" + utc_stamp() + "-" + random_hex6() + ".json");
-      if (publish_without_overwrite(temp, target)) {
-        sync_directory(dir);
-        return target;
-      }
-    }
-    throw UsageError("cannot find a free result name in " + dir.string());
-  } catch (...) {
-    std::filesystem::remove(temp, ec);
-    throw;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::filesystem::path target =
+        dir / (r.experiment + "-" + utc_now(/*compact=*/true) + "-" + random_hex6() + ".json");
+    if (write_file_atomically(target, text, Overwrite::never)) return target;
   }
+  throw UsageError("cannot find a free result name in " + dir.string());
 }
 
 }  // namespace kbench

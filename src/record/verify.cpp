@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 #include "record/result.hpp"
 #include "record/sha256.hpp"
 
@@ -150,15 +151,6 @@ struct Figure {
   std::string op, dtype, shape, cache, timer;
 };
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text;
-  for (std::int64_t d : shape) {
-    if (!text.empty()) text += 'x';
-    text += std::to_string(d);
-  }
-  return text;
-}
-
 // The figures verify can trace: medians for times (records, and the sweep's timer floors in
 // extra.timer_floor, extra.timer_floor_before and extra.timer_floor_start), gbps for bandwidths.
 struct SavedFigures {
@@ -167,7 +159,7 @@ struct SavedFigures {
 
   void add(const Result& result) {
     for (const Record& r : result.records) {
-      const std::string shape = shape_text(r.shape);
+      const std::string shape = shape_string(r.shape);
       if (std::isfinite(r.median_us))
         median_us.push_back({r.median_us, r.op, r.dtype, shape, r.cache, r.timer});
       if (std::isfinite(r.gbps)) gbps.push_back({r.gbps, r.op, r.dtype, shape, r.cache, r.timer});

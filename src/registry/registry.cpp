@@ -6,10 +6,14 @@
 
 namespace kbench {
 
-std::string shape_string(const std::vector<std::int64_t>& shape) {
-  std::string s;
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s;
+Variant make_variant(std::string op, std::string name, std::string summary,
+                     std::function<void(const LaunchArgs&)> launch) {
+  Variant v;
+  v.op = std::move(op);
+  v.name = std::move(name);
+  v.summary = std::move(summary);
+  v.launch = std::move(launch);
+  return v;
 }
 
 void Registry::add_op(Op op) {

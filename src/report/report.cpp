@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
-#include "registry/registry.hpp"
+#include "core/shape.hpp"
 
 namespace kbench {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/dtype.hpp"
-#include "registry/registry.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace kbench {
 namespace {

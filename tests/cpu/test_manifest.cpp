@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "record/manifest.hpp"
 #include "record/provenance.hpp"
 #include "record/sha256.hpp"
@@ -145,7 +146,7 @@ TEST(Provenance, CommitFileNamesACopiedTreeThatGitSeesDirty) {
 }
 
 TEST(Provenance, TimeIsIso8601Utc) {
-  const std::string now = iso8601_utc_now();
+  const std::string now = utc_now();
   EXPECT_EQ(now.size(), 20u) << now;
   EXPECT_EQ(now[10], 'T');
   EXPECT_EQ(now.back(), 'Z');

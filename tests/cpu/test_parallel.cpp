@@ -17,7 +17,7 @@
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "harness/compare.hpp"
-#include "registry/registry.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace kbench {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
-#include "registry/registry.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace kbench {
 namespace {
@@ -22,7 +22,7 @@ __global__ void copy_unless_counted(const float* x, float* y, std::int64_t n, co
 TEST(CopyAddCheck, StateLeftInTheWorkspaceIsCaught) {
   KB_REQUIRE_GPU();
   const Op& op = registry().op("copy");
-  Variant broken{.op = "copy", .name = "stateful"};
+  Variant broken = make_variant("copy", "stateful", "", nullptr);
   broken.workspace_bytes = [](const Case&) { return sizeof(unsigned); };
   broken.launch = [](const LaunchArgs& a) {
     auto* count = static_cast<unsigned*>(a.workspace);

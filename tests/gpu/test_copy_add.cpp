@@ -6,7 +6,7 @@
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/add/add.hpp"
-#include "registry/registry.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace kbench {
 namespace {

@@ -11,7 +11,7 @@
 #include "harness/prepare.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/rows.hpp"
-#include "registry/registry.hpp"
+#include "kernels/all_ops.hpp"
 
 namespace kbench::rows {
 namespace {

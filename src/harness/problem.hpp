@@ -1,0 +1,106 @@
+// The vocabulary of a measurement, as the harness sees it: a Case (an op at a dtype and shape),
+// the tensors it reads and writes, a Problem (what is computed: inputs, FP64 oracle, tolerance,
+// bytes, flops) and a Launchable (one way to compute it: a name, a workspace, a launcher).
+//
+// The harness prepares, checks and times Problems and Launchables without knowing which ops
+// exist; the registry (src/registry/) names them as ops and variants, and the kernels fill them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/rng.hpp"
+#include "core/shape.hpp"
+
+namespace kbench {
+
+// One measured case: an op at a dtype and shape. Shapes are [n] for elementwise ops,
+// [rows, cols] for row ops, [M, N, K] for GEMM. row_stride (elements; 0 = contiguous) lets
+// tests place the rows of a row op's inputs further apart than their width.
+struct Case {
+  std::string op;
+  DType dtype = DType::f32;
+  Shape shape;
+  std::int64_t row_stride = 0;
+};
+
+// "softmax float16 4096x4096"
+std::string case_label(const Case& c);
+
+// A tensor an op reads or writes: a 2-D row-major view (a 1-D tensor is one row).
+struct TensorDesc {
+  std::string name;
+  DType dtype = DType::f32;
+  std::int64_t rows = 1;
+  std::int64_t cols = 0;
+  std::int64_t row_stride = 0;  // elements between row starts; >= cols
+  std::int64_t elements() const { return rows * cols; }
+  std::int64_t span_elements() const { return rows == 0 ? 0 : (rows - 1) * row_stride + cols; }
+};
+
+// A tensor on the device, as a launcher receives it.
+struct DeviceTensor {
+  void* data = nullptr;
+  DType dtype = DType::f32;
+  std::int64_t rows = 1;
+  std::int64_t cols = 0;
+  std::int64_t row_stride = 0;
+  template <class T>
+  T* as() const { return static_cast<T*>(data); }
+};
+
+// Logical (dense rows x cols) values on the host, in double.
+struct HostTensor {
+  TensorDesc desc;
+  std::vector<double> values;
+};
+
+struct LaunchArgs {
+  const Case& c;
+  std::span<const DeviceTensor> inputs;
+  std::span<const DeviceTensor> outputs;
+  void* workspace = nullptr;  // Launchable::workspace_bytes(c) bytes, or nullptr
+  cudaStream_t stream = nullptr;
+};
+
+// |out - ref| <= atol + rtol * |ref| per element; `why` says where the size comes from.
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+  std::string why;
+};
+
+struct Problem {
+  std::string name;  // the op
+  // Path prefixes (relative to the repository root) of the sources that could change this
+  // op's numbers: its kernel folder and any baseline code it calls. Results record them as
+  // measured, and verify holds the result to them.
+  std::vector<std::string> sources;
+  std::function<std::vector<TensorDesc>(const Case&)> inputs;
+  std::function<std::vector<TensorDesc>(const Case&)> outputs;
+  // Fills the inputs' values (already sized); must not produce only zeros.
+  std::function<void(const Case&, std::vector<HostTensor>& inputs, Rng&)> generate;
+  // FP64 reference, computed from the inputs as the device will see them (rounded to dtype).
+  std::function<std::vector<HostTensor>(const Case&, const std::vector<HostTensor>& inputs)> oracle;
+  std::function<Tolerance(const Case&, std::size_t output_index)> tolerance;
+  std::function<double(const Case&)> bytes;  // the bytes the op must move
+  std::function<double(const Case&)> flops;  // the flops it must do (0 if memory-bound only)
+};
+
+struct Launchable {
+  std::string name;
+  bool baseline = false;
+  // Scratch the launch needs. It is zeroed once when allocated and then reused by every launch,
+  // so a launch that relies on zeros (row_sum split's per-row counters) must leave them zero
+  // when it finishes.
+  std::function<std::size_t(const Case&)> workspace_bytes = [](const Case&) { return std::size_t{0}; };
+  std::function<void(const LaunchArgs&)> launch;
+};
+
+}  // namespace kbench
