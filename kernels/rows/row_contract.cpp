@@ -7,6 +7,13 @@
 
 namespace kbench::rows {
 
+std::string row_case_problem(const Case& c) {
+  if (c.shape.size() != 2) return "row ops take a [rows, cols] shape";
+  if (cols_of(c) > kMaxWidth) return "width above 2^20";
+  if (rows_of(c) > kIndexLimit) return "more rows than a grid can hold";
+  return {};
+}
+
 std::string row_tensor_problem(const DeviceTensor& t, std::int64_t rows, std::int64_t width,
                                bool is_output) {
   if (t.rows != rows || t.cols != width)

@@ -16,9 +16,16 @@
 #include <cstdint>
 #include <string>
 
-#include "registry/registry.hpp"
+#include "harness/problem.hpp"
 
 namespace kbench::rows {
+
+inline std::int64_t rows_of(const Case& c) { return c.shape.at(0); }
+inline std::int64_t cols_of(const Case& c) { return c.shape.at(1); }
+
+// Why a row op cannot take the case (empty when it can): a shape of another rank, a width
+// above 2^20, more rows than a grid holds. Every row variant's unsupported() starts here.
+std::string row_case_problem(const Case& c);
 
 inline constexpr std::int64_t kIndexLimit = (std::int64_t{1} << 31) - (std::int64_t{1} << 16);
 
@@ -31,8 +38,8 @@ inline std::int64_t row_offset(std::int64_t r, std::int64_t row_stride) {
 }
 
 // Whether every row of x starts on a 16-byte boundary and holds whole 16-byte vectors (the
-// base, the stride and the width are multiples of 16 bytes): row_sum's resident kernel then
-// skips its per-row head and tail.
+// base, the stride and the width are multiples of 16 bytes): row_sum's aligned kernel then
+// skips the per-row head and tail.
 template <class T>
 bool rows_aligned(const T* x, std::int64_t row_stride, std::int64_t width) {
   constexpr std::int64_t e = sizeof(T);

@@ -9,12 +9,17 @@
 //             block of threads == lanes per row, one shared-memory step over the whole
 //             block). One read of x.
 //   looped    one block per row walks the row in chunks of `chunk` elements (2048, 4096 or
-//             8192), with an online per-lane max and sum; softmax re-reads each row for the
-//             output, so the grid is capped at the rows that fit in half of L2.
-//   split     fewer rows than SMs: each row is cut into `segments` pieces of `segment`
-//             elements; one kernel writes per-segment statistics, the next merges them.
+//             8192), with an online per-lane max and sum; a two-pass op re-reads each row for
+//             the output, so the grid is capped at the rows that fit in half of L2.
+//   split     few rows: each row is cut into `segments` pieces of `segment` elements; one
+//             kernel writes per-segment statistics, the next (or the row's last block) merges.
+//
+// What differs between ops is data, not code: each op sets a RowRules beside its kernels (its
+// launch bounds, how far its resident plan reaches, whether it re-reads rows, where it splits),
+// and the functions here read only that. A new row op adds its rules, never a branch here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,11 +28,48 @@
 
 namespace kbench::rows {
 
-
 // Widths above this are rejected by every launcher (a clear error, never a wrong answer).
 inline constexpr std::int64_t kMaxWidth = std::int64_t{1} << 20;
 
-enum class RowOp { row_sum, softmax, softmax_backward };
+// The warp plan's capacity: 32 lanes x 8 vectors.
+inline constexpr int kWarpMaxVecs = 256;
+// Threads of a warp-plan block (several rows of <= 32 lanes each) and the most an SM holds.
+inline constexpr int kWarpPlanThreads = 128;
+inline constexpr int kMaxThreadsPerSm = 2048;
+
+// One row op's plan parameters (constexpr, so that its kernels' launch bounds read them too).
+struct RowRules {
+  // Launch bounds of the resident kernels holding 4 and 8 vectors per thread (1-vector kernels
+  // are warp plans of 128 threads). A plan never launches more; a resident row holds at most
+  // 4 x max_threads_4 vectors.
+  int max_threads_4 = 1024;
+  int max_threads_8 = kWarpPlanThreads;
+  // float32 kernels of up to 4 vectors must fit a full SM (2048 threads): a second launch
+  // bound, which caps their registers at 32.
+  bool fill_sm_f32 = false;
+  // Widest row, in 16-byte vectors, that the automatic plan keeps resident; wider rows loop.
+  std::int64_t auto_resident_vecs = 4096;
+  // The warp plan goes to 8 vectors a lane (up to kWarpMaxVecs) before the block plan.
+  bool warp_eight_vectors = true;
+  // float32 block plans hold 8 vectors a thread, up to 8 x max_threads_8 vectors.
+  bool block_eight_vectors_f32 = false;
+  // Looped plans read each row twice: the rows in flight are capped to fit half of L2.
+  bool two_pass = true;
+  // Rows below sms / split_below_divisor (of widths past 8192) are split across blocks.
+  int split_below_divisor = 2;
+  // The split plan's workspace: bytes per row piece (its statistics) and per row (counters).
+  std::size_t split_piece_bytes = sizeof(float);
+  std::size_t split_row_bytes = 0;
+
+  constexpr int max_threads(int vecs) const {
+    return vecs == 4 ? max_threads_4 : vecs == 8 ? max_threads_8 : kWarpPlanThreads;
+  }
+  constexpr int min_blocks(int vecs, int elem_bytes) const {
+    return fill_sm_f32 && vecs <= 4 && elem_bytes == 4 ? kMaxThreadsPerSm / max_threads(vecs) : 0;
+  }
+  constexpr std::int64_t resident_capacity_vecs() const { return 4 * std::int64_t{max_threads_4}; }
+};
+
 enum class RowKind { resident, looped, split };
 
 struct RowPlan {
@@ -47,53 +89,25 @@ std::string kind_name(RowKind k);
 
 // The automatic choice (the `auto` variants follow it).
 RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
-                 RowOp op = RowOp::softmax);
+                 const RowRules& rules);
 
 // Parameters of one plan forced by name. resident_warp / resident_block pin the resident plan
-// to lanes <= 32 / lanes >= 64. Each returns an empty string when it can run the shape, else
-// why not (the named variants' unsupported()).
+// to lanes <= 32 / lanes >= 64. plan_unsupported returns an empty string when the plan can run
+// the shape, else why not (the named variants' unsupported()).
 enum class Forced { resident_warp, resident_block, resident_any, looped, split };
-std::string plan_unsupported(Forced f, std::int64_t rows, std::int64_t width, DType dtype,
-                             RowOp op = RowOp::softmax);
+std::string plan_unsupported(Forced f, std::int64_t width, DType dtype, const RowRules& rules);
 RowPlan forced_plan(Forced f, std::int64_t rows, std::int64_t width, DType dtype,
-                    const DeviceLimits& dev, RowOp op = RowOp::softmax);
+                    const DeviceLimits& dev, const RowRules& rules);
 
 // What the resident kernels assume of a plan, as a string (empty when it holds): lanes a power
 // of two in 1..1024, at least the elements of one vector (the scalar head and tail of a row
 // are read one element per lane), threads a multiple of lanes up to 1024, and lanes > 32 only with
-// threads == lanes (the block reduction spans the whole block, so one row per block). The
-// launchers refuse a plan that breaks it; the CPU tests check every plan against it.
-std::string resident_plan_problem(const RowPlan& p, RowOp op);
+// threads == lanes (the block reduction spans the whole block, so one row per block), and no
+// more threads than the kernel's launch bound. The launchers refuse a plan that breaks it; the
+// CPU tests check every plan against it.
+std::string resident_plan_problem(const RowPlan& p, const RowRules& rules);
 
-// Resident plan capacity in 16-byte vectors per row: 1024 threads x 4 vectors; backward holds
-// y and dy, so 512 threads x 4 vectors (128 registers each; 1024 threads would cap them at 64
-// and spill).
-inline constexpr int kResidentMaxVecs = 4096;
-inline constexpr int kResidentMaxThreadsBackward = 512;
-inline constexpr int resident_max_vecs(RowOp op) {
-  return op == RowOp::softmax_backward ? 4 * kResidentMaxThreadsBackward : kResidentMaxVecs;
-}
-// The warp plan's capacity: 32 lanes x 8 vectors.
-inline constexpr int kWarpMaxVecs = 256;
-// The launch bound of each resident kernel holding `vecs` vectors per thread (its
-// __launch_bounds__; a plan must not launch more threads). 4 vectors: 1024 threads in 64
-// registers (backward, holding two tensors: 512). 8 vectors: 128 threads, except float32
-// softmax's block plan: 256. The bound steers register allocation: under 256, row_sum's
-// 8-vector kernel got 48 registers instead of 62 and ran 1.2x slower (16384x1024 float32, an
-// unsaved run), so only softmax takes it.
-inline constexpr int resident_max_threads(RowOp op, int vecs) {
-  if (vecs == 4) return op == RowOp::softmax_backward ? kResidentMaxThreadsBackward : 1024;
-  if (vecs == 8 && op == RowOp::softmax) return 256;
-  return 128;
-}
-// The second launch bound (0: none): blocks of resident_max_threads an SM must hold at once,
-// which caps registers at 65536 / (blocks x threads). row_sum keeps only its loads and a sum,
-// so the float32 kernels fit a full SM (2048 threads at 32 registers; 29 with its 4 loads in
-// flight). Unbounded, ptxas gave the 4-vector kernel 44, and ncu showed its 512-thread block
-// plan at 8192x8192 at 50% occupancy. The 16-bit kernels spill at 32 (they take 42), and softmax
-// and backward hold a row's values, so they keep no second bound.
-inline constexpr int resident_min_blocks(RowOp op, int vecs, int elem_bytes) {
-  return op == RowOp::row_sum && vecs <= 4 && elem_bytes == 4 ? 2048 / resident_max_threads(op, vecs) : 0;
-}
+// Bytes of workspace the plan needs for `rows` rows (only the split plan has any).
+std::size_t split_workspace_bytes(const RowPlan& plan, std::int64_t rows, const RowRules& rules);
 
 }  // namespace kbench::rows

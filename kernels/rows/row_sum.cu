@@ -26,12 +26,43 @@
 #include "core/errors.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_family.hpp"
 #include "kernels/rows/row_launch.hpp"
-#include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
 
+Op make_row_sum_op();  // row_sum_op.cpp
+
 namespace {
+
+// row_sum reads each element once and keeps only a sum:
+// - Resident up to 512 threads x 4 vectors (auto_resident_vecs), with all its loads in flight
+//   at once: at 16-bit 8192x8192 it was 3% faster than looped (33.1 vs 34.0 us, events); at
+//   float32 8192x8192 (a 512-thread block) the aligned kernel ran 59.5 us against looped's
+//   59.7-60.5 and CUB's 59.8 in two runs (graph; docs/records/2026-11-30-rowsum-lean-explore).
+//   Past it, looped (128 threads, 4 vectors a step) needs no wider blocks; wider are unmeasured.
+// - No 8-vector warp plan: at 16384x1024 float32 a 64-thread block with 4 vectors each ran
+//   16.77-16.84 us against the warp's 17.04-17.07 in four tuning runs, each on its own H200
+//   (graph; docs/records/2026-11-30-rowsum-cub-explore). Its 8-vector kernels keep the 128-thread
+//   bound: under 256 they got 48 registers instead of 62 and ran 1.2x slower (16384x1024
+//   float32, an unsaved run).
+// - fill_sm_f32: its float32 kernels fit a full SM (2048 threads at 32 registers; 29 with its
+//   4 loads in flight). Unbounded, ptxas gave the 4-vector kernel 44, and ncu showed its
+//   512-thread block plan at 8192x8192 at 50% occupancy. The 16-bit kernels spill at 32 (they
+//   take 42), so they keep no second bound.
+// - One pass: looped takes a block per row (row_plan.cpp says why).
+// - Split below every SM's worth of rows: its one-kernel split won at 128x32769 (8.0 vs 12.7 us
+//   looped); pieces write a float32 partial, and each row keeps a done-counter.
+constexpr RowRules kRules{.max_threads_4 = 1024,
+                          .max_threads_8 = kWarpPlanThreads,
+                          .fill_sm_f32 = true,
+                          .auto_resident_vecs = 512 * 4,
+                          .warp_eight_vectors = false,
+                          .block_eight_vectors_f32 = false,
+                          .two_pass = false,
+                          .split_below_divisor = 1,
+                          .split_piece_bytes = sizeof(float),
+                          .split_row_bytes = sizeof(unsigned)};
 
 template <class T>
 __device__ __forceinline__ float vec_sum(const uint4& u) {
@@ -52,12 +83,9 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
 // that was 1.3% faster at float32 4096x4096 (2.7% at float16) than the general kernel below
 // (archive/2026-11-30-rowsum-lean-explore).
 template <class T, int K, bool WholeBlock>
-__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
-                                  resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_aligned_kernel(const T* __restrict__ x,
-                                                               std::int64_t x_stride,
-                                                               T* __restrict__ y,
-                                                               std::int64_t rows, int nvec,
-                                                               int lanes) {
+__global__ void __launch_bounds__(kRules.max_threads(K), kRules.min_blocks(K, sizeof(T)))
+    row_sum_aligned_kernel(const T* __restrict__ x, std::int64_t x_stride, T* __restrict__ y,
+                           std::int64_t rows, int nvec, int lanes) {
   __shared__ float scratch[32];
   std::int64_t row;
   int lane;
@@ -87,12 +115,9 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
 
 // Any row: a scalar head up to the first 16-byte boundary, whole vectors, a scalar tail.
 template <class T, int K>
-__global__ void __launch_bounds__(resident_max_threads(RowOp::row_sum, K),
-                                  resident_min_blocks(RowOp::row_sum, K, sizeof(T))) row_sum_resident_kernel(const T* __restrict__ x,
-                                                                std::int64_t x_stride,
-                                                                T* __restrict__ y,
-                                                                std::int64_t rows, int width,
-                                                                int lanes) {
+__global__ void __launch_bounds__(kRules.max_threads(K), kRules.min_blocks(K, sizeof(T)))
+    row_sum_resident_kernel(const T* __restrict__ x, std::int64_t x_stride, T* __restrict__ y,
+                            std::int64_t rows, int width, int lanes) {
   __shared__ float scratch[32];
   const auto [row, lane] = resident_slot(lanes);
   float acc = 0.0f;
@@ -117,11 +142,10 @@ constexpr int kLoopVecs = 4;
 
 // This thread's compensated partial of n elements at xr (block-strided 16-byte vectors).
 template <class T>
-__device__ __forceinline__ float thread_partial(const T* xr, int n, Fault fault) {
+__device__ __forceinline__ float thread_partial(const T* xr, int n) {
   const RowParts p = row_parts(xr, n);
   const int step = blockDim.x * kLoopVecs;
-  int end = p.nvec;
-  if (fault == Fault::drop_last_chunk && end > 0) end = ((end - 1) / step) * step;
+  const int end = p.nvec;
   KahanSum acc;
   for (int base = 0; base < end; base += step) {
     uint4 raw[kLoopVecs];
@@ -144,11 +168,10 @@ template <class T>
 __global__ void __launch_bounds__(1024) row_sum_looped_kernel(const T* __restrict__ x,
                                                               std::int64_t x_stride,
                                                               T* __restrict__ y,
-                                                              std::int64_t rows, int width,
-                                                              Fault fault) {
+                                                              std::int64_t rows, int width) {
   __shared__ float scratch[32];
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float part = thread_partial(x + row_offset(row, x_stride), width, fault);
+    const float part = thread_partial(x + row_offset(row, x_stride), width);
     const float total = block_reduce(part, scratch, SumOp{});  // ends with a barrier
     if (threadIdx.x == 0) y[row] = from_float<T>(total);
   }
@@ -170,15 +193,14 @@ template <class T>
 __global__ void __launch_bounds__(256) row_sum_split_kernel(const T* __restrict__ x,
                                                             std::int64_t x_stride,
                                                             T* __restrict__ y, SplitScratch w,
-                                                            int width, int segments, int segment,
-                                                            Fault fault) {
+                                                            int width, int segments, int segment) {
   __shared__ float scratch[32];
   __shared__ bool last;
   const std::int64_t row = blockIdx.x / segments;
   const int seg = blockIdx.x % segments;
   const int begin = seg * segment;
   const int n = min(segment, width - begin);
-  const float part = thread_partial(x + row_offset(row, x_stride) + begin, n, fault);
+  const float part = thread_partial(x + row_offset(row, x_stride) + begin, n);
   const float total = block_reduce(part, scratch, SumOp{});
   if (threadIdx.x == 0) {
     w.partial[blockIdx.x] = total;
@@ -231,62 +253,51 @@ cudaError_t cub_segmented_sum(void* temp, std::size_t& temp_bytes, const T* x, T
                                             ::cuda::std::plus<float>{}, 0.0f, stream);
 }
 
-struct Shape {
-  std::int64_t rows, width, stride;
-};
+// The plan's kernels for launch_row_plan (row_launch.hpp).
+struct RowSumKernels {
+  const RowPlan& plan;
+  const LaunchArgs& a;
+  RowGeometry g;
 
-Shape checked_shape(const LaunchArgs& a) {
-  const std::int64_t rows = a.c.shape.at(0), width = a.c.shape.at(1);
-  check_row_tensor("row_sum input x", a.inputs[0], rows, width, false);
-  check_row_tensor("row_sum output", a.outputs[0], rows, 1, true);
-  return {rows, width, a.inputs[0].row_stride};
-}
-
-}  // namespace
-
-void launch_row_sum(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
-  const Shape s = checked_shape(a);
-  if (s.rows == 0) return;
-  if (s.width == 0) {  // empty rows sum to +0 (all-zero bits in every dtype)
-    KB_CUDA(cudaMemsetAsync(a.outputs[0].data, 0, s.rows * dtype_size(a.c.dtype), a.stream));
-    return;
-  }
-  const int w = static_cast<int>(s.width);
-  dispatch_dtype(a.c.dtype, [&]<class T>() {
+  template <class T, int K>
+  void resident() const {
     const T* x = a.inputs[0].as<const T>();
     T* y = a.outputs[0].as<T>();
-    switch (plan.kind) {
-      case RowKind::resident:
-        dispatch_resident("row_sum", RowOp::row_sum, plan, [&]<int K>() {
-          const unsigned blocks = static_cast<unsigned>(plan.blocks);
-          const int nvec = w / kVec<T>;
-          if (rows_aligned(x, s.stride, w) && plan.lanes > 32)  // a block per row
-            row_sum_aligned_kernel<T, K, true><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, nvec, plan.lanes);
-          else if (rows_aligned(x, s.stride, w))
-            row_sum_aligned_kernel<T, K, false><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, nvec, plan.lanes);
-          else
-            row_sum_resident_kernel<T, K><<<blocks, plan.threads, 0, a.stream>>>(x, s.stride, y, s.rows, w, plan.lanes);
-        });
-        break;
-      case RowKind::looped:
-        row_sum_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-            x, s.stride, y, s.rows, w, fault);
-        break;
-      case RowKind::split: {
-        check_split("row_sum", plan, s.rows, a);
-        row_sum_split_kernel<T><<<static_cast<unsigned>(s.rows * plan.segments), 256, 0, a.stream>>>(
-            x, s.stride, y, split_scratch(a.workspace, s.rows, plan.segments), w, plan.segments,
-            static_cast<int>(plan.segment), fault);
-        break;
-      }
-    }
-  });
-  KB_CUDA_LAUNCH();
+    const auto blocks = static_cast<unsigned>(plan.blocks);
+    const int w = static_cast<int>(g.width);
+    if (!rows_aligned(x, g.stride, g.width))
+      row_sum_resident_kernel<T, K><<<blocks, plan.threads, 0, a.stream>>>(x, g.stride, y, g.rows, w, plan.lanes);
+    else if (plan.lanes > 32)  // a block per row
+      row_sum_aligned_kernel<T, K, true><<<blocks, plan.threads, 0, a.stream>>>(x, g.stride, y, g.rows, w / kVec<T>, plan.lanes);
+    else
+      row_sum_aligned_kernel<T, K, false><<<blocks, plan.threads, 0, a.stream>>>(x, g.stride, y, g.rows, w / kVec<T>, plan.lanes);
+  }
+  template <class T>
+  void looped() const {
+    row_sum_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+        a.inputs[0].as<const T>(), g.stride, a.outputs[0].as<T>(), g.rows, static_cast<int>(g.width));
+  }
+  template <class T>
+  void split() const {
+    row_sum_split_kernel<T><<<static_cast<unsigned>(g.rows * plan.segments), 256, 0, a.stream>>>(
+        a.inputs[0].as<const T>(), g.stride, a.outputs[0].as<T>(), split_scratch(a.workspace, g.rows, plan.segments),
+        static_cast<int>(g.width), plan.segments, static_cast<int>(plan.segment));
+  }
+};
+
+void launch_row_sum(const RowPlan& plan, const LaunchArgs& a) {
+  const RowGeometry g = checked_row_geometry(a, {1});
+  if (g.rows == 0) return;
+  if (g.width == 0) {  // empty rows sum to +0 (all-zero bits in every dtype)
+    KB_CUDA(cudaMemsetAsync(a.outputs[0].data, 0, g.rows * dtype_size(a.c.dtype), a.stream));
+    return;
+  }
+  launch_row_plan(kRules, plan, a, RowSumKernels{plan, a, g});
 }
 
-std::size_t row_sum_cub_workspace_bytes(const Case& c) {
+std::size_t cub_workspace_bytes(const Case& c) {
   std::size_t bytes = 0;
-  const std::int64_t rows = c.shape.at(0), width = c.shape.at(1);
+  const std::int64_t rows = rows_of(c), width = cols_of(c);
   const std::int64_t stride = c.row_stride ? c.row_stride : width;
   if (rows == 0) return 0;
   dispatch_dtype(c.dtype, [&]<class T>() {
@@ -295,15 +306,35 @@ std::size_t row_sum_cub_workspace_bytes(const Case& c) {
   return bytes;
 }
 
-void launch_row_sum_cub(const LaunchArgs& a) {
-  const Shape s = checked_shape(a);
-  if (s.rows == 0) return;
+void launch_cub(const LaunchArgs& a) {
+  const RowGeometry g = checked_row_geometry(a, {1});
+  if (g.rows == 0) return;
   dispatch_dtype(a.c.dtype, [&]<class T>() {
-    std::size_t bytes = row_sum_cub_workspace_bytes(a.c);
-    KB_CUDA(cub_segmented_sum<T>(a.workspace, bytes, a.inputs[0].as<const T>(),
-                                 a.outputs[0].as<T>(), s.rows, s.width, s.stride, a.stream));
+    std::size_t bytes = cub_workspace_bytes(a.c);
+    KB_CUDA(cub_segmented_sum<T>(a.workspace, bytes, a.inputs[0].as<const T>(), a.outputs[0].as<T>(), g.rows,
+                                 g.width, g.stride, a.stream));
   });
   KB_CUDA_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace kbench::rows
+
+namespace kbench {
+
+void register_row_sum(Registry& r) {
+  using namespace rows;
+  const RowOpDefinition def{
+      make_row_sum_op(), kRules, launch_row_sum,
+      {{"auto", std::nullopt, "follows row_plan"},
+       {"warp", Forced::resident_warp, "1-32 lanes per row, 1-8 16-byte loads each, shuffles only"},
+       {"block", Forced::resident_block, "a block of 64-1024 threads per row, 4 16-byte loads each"},
+       {"looped", Forced::looped, "a block per row in chunks, compensated lane sums"},
+       {"split", Forced::split, "row pieces across blocks, partials added in a fixed order"}}};
+  register_row_op(r, def);
+  r.add_variant(row_baseline(def.op.name, "cub", "cub::DeviceSegmentedReduce::Reduce, float32 accumulator",
+                             cub_workspace_bytes, launch_cub));
+}
+
+}  // namespace kbench

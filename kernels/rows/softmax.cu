@@ -18,12 +18,34 @@
 #include "core/errors.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_family.hpp"
 #include "kernels/rows/row_launch.hpp"
-#include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
 
+Op make_softmax_op();  // softmax_op.cpp
+
 namespace {
+
+// softmax reads its row twice outside registers (looped and split re-read it from L2), keeps
+// the whole row resident up to 1024 threads x 4 vectors, and splits only below half the SMs:
+// its split pays a second kernel, which lost to looping at 128x32769 (14.3 vs 16.3 us float32).
+// float32 block plans hold 8 vectors per thread (up to 256 threads, 2048 vectors): the exps
+// replace the raw vectors in the same 32 registers, so the kernel stays at 62 registers and a
+// row takes half the threads. Registers, not threads, cap how many blocks an SM holds, so
+// twice the bytes are in flight per SM: 8192x8192 went from 83.2% to 91.9% of copy bandwidth
+// (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors), so they
+// keep 4. Each split piece keeps (max, sum) as two floats.
+constexpr RowRules kRules{.max_threads_4 = 1024,
+                          .max_threads_8 = 256,
+                          .fill_sm_f32 = false,
+                          .auto_resident_vecs = 4096,
+                          .warp_eight_vectors = true,
+                          .block_eight_vectors_f32 = true,
+                          .two_pass = true,
+                          .split_below_divisor = 2,
+                          .split_piece_bytes = 2 * sizeof(float),
+                          .split_row_bytes = 0};
 
 constexpr int kLoopVecs = 4;
 
@@ -58,11 +80,9 @@ __device__ __forceinline__ Vec16<T> scale16(const float (&e)[kVec<T>], float inv
 // exp2f per element, ~6 instructions each, at twice the elements per byte of float32). The
 // values and the order of the sum are those of computing it twice, so the output bits are too.
 template <class T, int K>
-__global__ void __launch_bounds__(resident_max_threads(RowOp::softmax, K)) softmax_resident_kernel(const T* __restrict__ x,
-                                                                std::int64_t x_stride,
-                                                                T* __restrict__ y,
-                                                                std::int64_t rows, int width,
-                                                                int lanes) {
+__global__ void __launch_bounds__(kRules.max_threads(K))
+    softmax_resident_kernel(const T* __restrict__ x, std::int64_t x_stride, T* __restrict__ y,
+                            std::int64_t rows, int width, int lanes) {
   __shared__ float scratch[32];
   const auto [row, lane] = resident_slot(lanes);
   const bool active = row < rows;
@@ -120,10 +140,10 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::softmax, K)) softm
 }
 
 // Pass 1 over n elements at xr: this thread's (max, compensated sum) over its vectors and
-// edge elements. `end` limits the vectors (the fault drops the last chunk).
+// edge elements.
 template <class T>
-__device__ __forceinline__ Stats thread_stats(const T* xr, const RowParts& p, int end) {
-  const int step = blockDim.x * kLoopVecs;
+__device__ __forceinline__ Stats thread_stats(const T* xr, const RowParts& p) {
+  const int step = blockDim.x * kLoopVecs, end = p.nvec;
   const int t = threadIdx.x;
   float m = fmaxf(t < p.head ? to_float(xr[t]) : -INFINITY,
                   t < p.tail ? to_float(xr[p.tail_begin + t]) : -INFINITY);
@@ -163,9 +183,9 @@ __device__ __forceinline__ Stats thread_stats(const T* xr, const RowParts& p, in
 
 // Pass 2: writes n elements of the output at yr from x at xr.
 template <class T>
-__device__ __forceinline__ void write_normalized(const T* xr, T* yr, const RowParts& p, int end,
-                                                 float shift, float inv) {
-  const int step = blockDim.x * kLoopVecs;
+__device__ __forceinline__ void write_normalized(const T* xr, T* yr, const RowParts& p, float shift,
+                                                 float inv) {
+  const int step = blockDim.x * kLoopVecs, end = p.nvec;
   const int t = threadIdx.x;
   const bool y_vec = same_phase(xr, yr);
   for (int base = 0; base < end; base += step) {
@@ -185,46 +205,38 @@ __device__ __forceinline__ void write_normalized(const T* xr, T* yr, const RowPa
   if (t < p.tail) yr[p.tail_begin + t] = from_float<T>(exp_diff(to_float(xr[p.tail_begin + t]) - shift) * inv);
 }
 
-__device__ __forceinline__ int vec_end(const RowParts& p, Fault fault) {
-  const int step = blockDim.x * kLoopVecs;
-  if (fault == Fault::drop_last_chunk && p.nvec > 0) return ((p.nvec - 1) / step) * step;
-  return p.nvec;
-}
-
 template <class T>
 __global__ void __launch_bounds__(1024) softmax_looped_kernel(const T* __restrict__ x,
                                                               std::int64_t x_stride,
                                                               T* __restrict__ y,
-                                                              std::int64_t rows, int width,
-                                                              Fault fault) {
+                                                              std::int64_t rows, int width) {
   __shared__ float scratch[64];
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row_offset(row, x_stride);
     T* yr = y + row_offset(row, width);
     const RowParts p = row_parts(xr, width);
-    const int end = vec_end(p, fault);
-    const Stats st = block_merge(thread_stats(xr, p, end), scratch);  // ends with a barrier
-    write_normalized(xr, yr, p, end, safe_shift(st.m), 1.0f / st.s);
+    const Stats st = block_merge(thread_stats(xr, p), scratch);  // ends with a barrier
+    write_normalized(xr, yr, p, safe_shift(st.m), 1.0f / st.s);
   }
 }
 
 template <class T>
 __global__ void __launch_bounds__(256) softmax_split_stats_kernel(
     const T* __restrict__ x, std::int64_t x_stride, float2* __restrict__ stats, int width,
-    int segments, int segment, Fault fault) {
+    int segments, int segment) {
   __shared__ float scratch[64];
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* xr = x + row_offset(row, x_stride) + begin;
   const RowParts p = row_parts(xr, min(segment, width - begin));
-  const Stats st = block_merge(thread_stats(xr, p, vec_end(p, fault)), scratch);
+  const Stats st = block_merge(thread_stats(xr, p), scratch);
   if (threadIdx.x == 0) stats[blockIdx.x] = make_float2(st.m, st.s);
 }
 
 template <class T>
 __global__ void __launch_bounds__(256) softmax_split_write_kernel(
     const T* __restrict__ x, std::int64_t x_stride, const float2* __restrict__ stats,
-    T* __restrict__ y, int width, int segments, int segment, Fault fault) {
+    T* __restrict__ y, int width, int segments, int segment) {
   __shared__ float scratch[64];
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
@@ -237,8 +249,7 @@ __global__ void __launch_bounds__(256) softmax_split_write_kernel(
   st = block_merge(st, scratch);
   const T* xr = x + row_offset(row, x_stride) + begin;
   const RowParts p = row_parts(xr, min(segment, width - begin));
-  write_normalized(xr, y + row_offset(row, width) + begin, p, vec_end(p, fault),
-                   safe_shift(st.m), 1.0f / st.s);
+  write_normalized(xr, y + row_offset(row, width) + begin, p, safe_shift(st.m), 1.0f / st.s);
 }
 
 // ---- eager: three kernels ------------------------------------------------------------------
@@ -325,56 +336,45 @@ __global__ void __launch_bounds__(256) softmax_eager_normalize_kernel(
   }
 }
 
-struct Shape {
-  std::int64_t rows, width, stride;
+// The plan's kernels for launch_row_plan (row_launch.hpp).
+struct SoftmaxKernels {
+  const RowPlan& plan;
+  const LaunchArgs& a;
+  RowGeometry g;
+
+  template <class T, int K>
+  void resident() const {
+    softmax_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+        a.inputs[0].as<const T>(), g.stride, a.outputs[0].as<T>(), g.rows, static_cast<int>(g.width), plan.lanes);
+  }
+  template <class T>
+  void looped() const {
+    softmax_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+        a.inputs[0].as<const T>(), g.stride, a.outputs[0].as<T>(), g.rows, static_cast<int>(g.width));
+  }
+  template <class T>
+  void split() const {
+    auto* stats = static_cast<float2*>(a.workspace);
+    const auto blocks = static_cast<unsigned>(g.rows * plan.segments);
+    const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
+    const T* x = a.inputs[0].as<const T>();
+    softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, w, plan.segments, seg);
+    KB_CUDA_LAUNCH();
+    softmax_split_write_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, a.outputs[0].as<T>(), w,
+                                                                 plan.segments, seg);
+  }
 };
 
-Shape checked_shape(const LaunchArgs& a) {
-  const std::int64_t rows = a.c.shape.at(0), width = a.c.shape.at(1);
-  check_row_tensor("softmax input x", a.inputs[0], rows, width, false);
-  check_row_tensor("softmax output y", a.outputs[0], rows, width, true);
-  return {rows, width, a.inputs[0].row_stride};
+void launch_softmax(const RowPlan& plan, const LaunchArgs& a) {
+  const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
+  if (g.rows == 0 || g.width == 0) return;
+  launch_row_plan(kRules, plan, a, SoftmaxKernels{plan, a, g});
 }
 
-}  // namespace
-
-void launch_softmax(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
-  const Shape s = checked_shape(a);
+void launch_eager(const LaunchArgs& a) {
+  const RowGeometry s = checked_row_geometry(a, {cols_of(a.c)});
   if (s.rows == 0 || s.width == 0) return;
-  const int w = static_cast<int>(s.width);
-  dispatch_dtype(a.c.dtype, [&]<class T>() {
-    const T* x = a.inputs[0].as<const T>();
-    T* y = a.outputs[0].as<T>();
-    switch (plan.kind) {
-      case RowKind::resident:
-        dispatch_resident("softmax", RowOp::softmax, plan, [&]<int K>() {
-          softmax_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-              x, s.stride, y, s.rows, w, plan.lanes);
-        });
-        break;
-      case RowKind::looped:
-        softmax_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-            x, s.stride, y, s.rows, w, fault);
-        break;
-      case RowKind::split: {
-        check_split("softmax", plan, s.rows, a);
-        auto* stats = static_cast<float2*>(a.workspace);
-        const auto blocks = static_cast<unsigned>(s.rows * plan.segments);
-        const int seg = static_cast<int>(plan.segment);
-        softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, s.stride, stats, w, plan.segments, seg, fault);
-        KB_CUDA_LAUNCH();
-        softmax_split_write_kernel<T><<<blocks, 256, 0, a.stream>>>(x, s.stride, stats, y, w, plan.segments, seg, fault);
-        break;
-      }
-    }
-  });
-  KB_CUDA_LAUNCH();
-}
-
-void launch_softmax_eager(const LaunchArgs& a) {
-  const Shape s = checked_shape(a);
-  if (s.rows == 0 || s.width == 0) return;
-  if (a.workspace == nullptr) throw std::invalid_argument("softmax eager: no workspace");
+  if (a.workspace == nullptr) throw std::invalid_argument(a.c.op + " eager: no workspace");
   const int w = static_cast<int>(s.width);
   auto* row_max = static_cast<float*>(a.workspace);
   float* row_sum = row_max + s.rows;
@@ -395,4 +395,24 @@ void launch_softmax_eager(const LaunchArgs& a) {
   KB_CUDA_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace kbench::rows
+
+namespace kbench {
+
+void register_softmax(Registry& r) {
+  using namespace rows;
+  const RowOpDefinition def{
+      make_softmax_op(), kRules, launch_softmax,
+      {{"auto", std::nullopt, "follows row_plan"},
+       {"single_block", Forced::resident_any, "row held in registers, one read of x"},
+       {"looped", Forced::looped, "online max and sum per lane over chunks, then a second read"},
+       {"split", Forced::split, "per-piece statistics kernel, then a merge-and-write kernel"}}};
+  register_row_op(r, def);
+  r.add_variant(row_baseline(
+      def.op.name, "eager", "three kernels: row max, row sum of exp, normalize",
+      [](const Case& c) { return static_cast<std::size_t>(2 * rows_of(c)) * sizeof(float); }, launch_eager));
+}
+
+}  // namespace kbench

@@ -12,12 +12,31 @@
 #include "core/errors.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_family.hpp"
 #include "kernels/rows/row_launch.hpp"
-#include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
 
+Op make_softmax_backward_op();  // softmax_backward_op.cpp
+
 namespace {
+
+// The backward holds y and dy, so its resident rows end at 512 threads x 4 vectors (128
+// registers each; 1024 threads would cap them at 64 and spill), and so does the automatic
+// plan. (bfloat16 once looped here: held in registers it took 99-161 registers per thread and
+// ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live across
+// the dot reduction; keep_packed in the kernel brings it to float16's 64.) Like softmax it
+// re-reads rows when looped and splits only below half the SMs; a split piece keeps one float.
+constexpr RowRules kRules{.max_threads_4 = 512,
+                          .max_threads_8 = kWarpPlanThreads,
+                          .fill_sm_f32 = false,
+                          .auto_resident_vecs = 4 * 512,
+                          .warp_eight_vectors = true,
+                          .block_eight_vectors_f32 = false,
+                          .two_pass = true,
+                          .split_below_divisor = 2,
+                          .split_piece_bytes = sizeof(float),
+                          .split_row_bytes = 0};
 
 constexpr int kLoopVecs = 4;
 
@@ -51,9 +70,8 @@ struct Rows3 {
 };
 
 template <class T, int K>
-__global__ void __launch_bounds__(resident_max_threads(RowOp::softmax_backward, K)) softmax_bwd_resident_kernel(Rows3 t, std::int64_t rows,
-                                                                    int width, int lanes,
-                                                                    Fault fault) {
+__global__ void __launch_bounds__(kRules.max_threads(K))
+    softmax_bwd_resident_kernel(Rows3 t, std::int64_t rows, int width, int lanes) {
   __shared__ float scratch[32];
   const auto [row, lane] = resident_slot(lanes);
   const bool active = row < rows;
@@ -79,8 +97,6 @@ __global__ void __launch_bounds__(resident_max_threads(RowOp::softmax_backward, 
 #pragma unroll
   for (int k = 0; k < K; ++k)
     if (lane + k * lanes < p.nvec) dot += dot16<T>(ry[k], rdy[k]);
-  if (fault == Fault::lose_partial_dot && lanes > 32 && (threadIdx.x >> 5) == 0) dot = 0.0f;
-  if (fault == Fault::lose_partial_dot && lanes <= 32 && lane == 0) dot = 0.0f;
   dot = row_reduce(dot, lanes, scratch, SumOp{});
 
   // Only the packed vectors live across the reduction (see keep_packed).
@@ -159,23 +175,16 @@ __device__ __forceinline__ void write_grad(const T* yr, const T* dyr, T* dxr, co
   }
 }
 
-// The injected fault loses warp 0's partial: warp 0 always holds data (vector 0 and the head),
-// whereas a 16-bit split piece of 256 elements is 32 vectors, all in warp 0, so losing warp 1
-// (the earlier choice) lost nothing there and the broken kernel passed.
-__device__ __forceinline__ float faulty(float part, Fault fault) {
-  return fault == Fault::lose_partial_dot && (threadIdx.x >> 5) == 0 ? 0.0f : part;
-}
-
 template <class T>
 __global__ void __launch_bounds__(1024) softmax_bwd_looped_kernel(Rows3 t, std::int64_t rows,
-                                                                  int width, Fault fault) {
+                                                                  int width) {
   __shared__ float scratch[32];
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* yr = static_cast<const T*>(t.y) + row_offset(row, t.y_stride);
     const T* dyr = static_cast<const T*>(t.dy) + row_offset(row, t.dy_stride);
     T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
     const RowParts p = row_parts(yr, width);
-    const float dot = block_reduce(faulty(thread_dot(yr, dyr, p), fault), scratch, SumOp{});
+    const float dot = block_reduce(thread_dot(yr, dyr, p), scratch, SumOp{});
     write_grad(yr, dyr, dxr, p, dot);
   }
 }
@@ -183,14 +192,14 @@ __global__ void __launch_bounds__(1024) softmax_bwd_looped_kernel(Rows3 t, std::
 template <class T>
 __global__ void __launch_bounds__(256) softmax_bwd_split_dot_kernel(Rows3 t, float* __restrict__ partial,
                                                                     int width, int segments,
-                                                                    int segment, Fault fault) {
+                                                                    int segment) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* yr = static_cast<const T*>(t.y) + row_offset(row, t.y_stride) + begin;
   const T* dyr = static_cast<const T*>(t.dy) + row_offset(row, t.dy_stride) + begin;
   const RowParts p = row_parts(yr, min(segment, width - begin));
-  const float dot = block_reduce(faulty(thread_dot(yr, dyr, p), fault), scratch, SumOp{});
+  const float dot = block_reduce(thread_dot(yr, dyr, p), scratch, SumOp{});
   if (threadIdx.x == 0) partial[blockIdx.x] = dot;
 }
 
@@ -252,68 +261,77 @@ __global__ void __launch_bounds__(256) softmax_bwd_eager_grad_kernel(Rows3 t, co
   }
 }
 
-struct Shape {
-  std::int64_t rows, width;
-  Rows3 t;
+Rows3 rows3(const LaunchArgs& a) {
+  return Rows3{a.inputs[0].data, a.inputs[0].row_stride, a.inputs[1].data, a.inputs[1].row_stride, a.outputs[0].data};
+}
+
+// The plan's kernels for launch_row_plan (row_launch.hpp).
+struct SoftmaxBackwardKernels {
+  const RowPlan& plan;
+  const LaunchArgs& a;
+  RowGeometry g;
+
+  template <class T, int K>
+  void resident() const {
+    softmax_bwd_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+        rows3(a), g.rows, static_cast<int>(g.width), plan.lanes);
+  }
+  template <class T>
+  void looped() const {
+    softmax_bwd_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
+        rows3(a), g.rows, static_cast<int>(g.width));
+  }
+  template <class T>
+  void split() const {
+    auto* partial = static_cast<float*>(a.workspace);
+    const auto blocks = static_cast<unsigned>(g.rows * plan.segments);
+    const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
+    softmax_bwd_split_dot_kernel<T><<<blocks, 256, 0, a.stream>>>(rows3(a), partial, w, plan.segments, seg);
+    KB_CUDA_LAUNCH();
+    softmax_bwd_split_write_kernel<T><<<blocks, 256, 0, a.stream>>>(rows3(a), partial, w, plan.segments, seg);
+  }
 };
 
-Shape checked_shape(const LaunchArgs& a) {
-  const std::int64_t rows = a.c.shape.at(0), width = a.c.shape.at(1);
-  check_row_tensor("softmax_backward input y", a.inputs[0], rows, width, false);
-  check_row_tensor("softmax_backward input dy", a.inputs[1], rows, width, false);
-  check_row_tensor("softmax_backward output dx", a.outputs[0], rows, width, true);
-  return {rows, width,
-          Rows3{a.inputs[0].data, a.inputs[0].row_stride, a.inputs[1].data, a.inputs[1].row_stride,
-                a.outputs[0].data}};
+void launch_softmax_backward(const RowPlan& plan, const LaunchArgs& a) {
+  const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
+  if (g.rows == 0 || g.width == 0) return;
+  launch_row_plan(kRules, plan, a, SoftmaxBackwardKernels{plan, a, g});
+}
+
+void launch_eager(const LaunchArgs& a) {
+  const RowGeometry s = checked_row_geometry(a, {cols_of(a.c)});
+  if (s.rows == 0 || s.width == 0) return;
+  if (a.workspace == nullptr) throw std::invalid_argument(a.c.op + " eager: no workspace");
+  const int w = static_cast<int>(s.width);
+  auto* dots = static_cast<float*>(a.workspace);
+  dispatch_dtype(a.c.dtype, [&]<class T>() {
+    softmax_bwd_eager_dot_kernel<T><<<static_cast<unsigned>(s.rows), 256, 0, a.stream>>>(rows3(a), dots, w);
+    KB_CUDA_LAUNCH();
+    const int pieces = std::max(1, static_cast<int>((s.width / kVec<T> + 255) / 256));
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(s.rows * pieces, std::int64_t{1} << 20));
+    softmax_bwd_eager_grad_kernel<T><<<blocks, 256, 0, a.stream>>>(rows3(a), dots, s.rows, w, pieces);
+  });
+  KB_CUDA_LAUNCH();
 }
 
 }  // namespace
 
-void launch_softmax_backward(const RowPlan& plan, const LaunchArgs& a, Fault fault) {
-  const Shape s = checked_shape(a);
-  if (s.rows == 0 || s.width == 0) return;
-  const int w = static_cast<int>(s.width);
-  dispatch_dtype(a.c.dtype, [&]<class T>() {
-    switch (plan.kind) {
-      case RowKind::resident:
-        dispatch_resident("softmax_backward", RowOp::softmax_backward, plan, [&]<int K>() {
-          softmax_bwd_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-              s.t, s.rows, w, plan.lanes, fault);
-        });
-        break;
-      case RowKind::looped:
-        softmax_bwd_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-            s.t, s.rows, w, fault);
-        break;
-      case RowKind::split: {
-        check_split("softmax_backward", plan, s.rows, a);
-        auto* partial = static_cast<float*>(a.workspace);
-        const auto blocks = static_cast<unsigned>(s.rows * plan.segments);
-        const int seg = static_cast<int>(plan.segment);
-        softmax_bwd_split_dot_kernel<T><<<blocks, 256, 0, a.stream>>>(s.t, partial, w, plan.segments, seg, fault);
-        KB_CUDA_LAUNCH();
-        softmax_bwd_split_write_kernel<T><<<blocks, 256, 0, a.stream>>>(s.t, partial, w, plan.segments, seg);
-        break;
-      }
-    }
-  });
-  KB_CUDA_LAUNCH();
-}
-
-void launch_softmax_backward_eager(const LaunchArgs& a) {
-  const Shape s = checked_shape(a);
-  if (s.rows == 0 || s.width == 0) return;
-  if (a.workspace == nullptr) throw std::invalid_argument("softmax_backward eager: no workspace");
-  const int w = static_cast<int>(s.width);
-  auto* dots = static_cast<float*>(a.workspace);
-  dispatch_dtype(a.c.dtype, [&]<class T>() {
-    softmax_bwd_eager_dot_kernel<T><<<static_cast<unsigned>(s.rows), 256, 0, a.stream>>>(s.t, dots, w);
-    KB_CUDA_LAUNCH();
-    const int pieces = std::max(1, static_cast<int>((s.width / kVec<T> + 255) / 256));
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(s.rows * pieces, std::int64_t{1} << 20));
-    softmax_bwd_eager_grad_kernel<T><<<blocks, 256, 0, a.stream>>>(s.t, dots, s.rows, w, pieces);
-  });
-  KB_CUDA_LAUNCH();
-}
-
 }  // namespace kbench::rows
+
+namespace kbench {
+
+void register_softmax_backward(Registry& r) {
+  using namespace rows;
+  const RowOpDefinition def{
+      make_softmax_backward_op(), kRules, launch_softmax_backward,
+      {{"auto", std::nullopt, "follows row_plan"},
+       {"single_block", Forced::resident_any, "y and dy held in registers, one read of each"},
+       {"looped", Forced::looped, "dot over chunks, then a second read of y and dy"},
+       {"split", Forced::split, "per-piece partial dots, then a fixed-order sum and write"}}};
+  register_row_op(r, def);
+  r.add_variant(row_baseline(
+      def.op.name, "eager", "two kernels: row dot(y, dy), then elementwise dx",
+      [](const Case& c) { return static_cast<std::size_t>(rows_of(c)) * sizeof(float); }, launch_eager));
+}
+
+}  // namespace kbench

@@ -9,17 +9,19 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "kernels/all_ops.hpp"
 #include "kernels/rows/row_contract.hpp"
+#include "kernels/rows/row_family.hpp"
 #include "kernels/rows/row_plan.hpp"
-#include "kernels/rows/rows.hpp"
 
 namespace kbench::rows {
 namespace {
 
 const DeviceLimits kH200{132, 2048, 50 << 20, 2147483647, 65535};
+const char* const kRowOps[] = {"row_sum", "softmax", "softmax_backward"};
 
 struct Row {
-  RowOp op;
+  const RowRules* op;
   std::int64_t rows, width;
   DType dtype;
   RowKind kind;
@@ -29,7 +31,7 @@ struct Row {
 
 TEST(RowPlan, PinnedTable) {
   using K = RowKind;
-  const RowOp S = RowOp::softmax, R = RowOp::row_sum, B = RowOp::softmax_backward;
+  const RowRules *S = &row_rules("softmax"), *R = &row_rules("row_sum"), *B = &row_rules("softmax_backward");
   const DType f32 = DType::f32, f16 = DType::f16, bf16 = DType::bf16;
   const std::vector<Row> table = {
       // op rows width dtype kind threads lanes vecs chunk segments segment blocks
@@ -68,7 +70,7 @@ TEST(RowPlan, PinnedTable) {
       {R, 3, 1 << 20, f32, K::split, 256, 256, 4, 4096, 175, 6016, 525},
   };
   for (const auto& t : table) {
-    const RowPlan p = row_plan(t.rows, t.width, t.dtype, kH200, t.op);
+    const RowPlan p = row_plan(t.rows, t.width, t.dtype, kH200, *t.op);
     const std::string where = std::to_string(t.rows) + "x" + std::to_string(t.width) + " " +
                               std::string(dtype_name(t.dtype)) + ": " + describe(p);
     EXPECT_EQ(p.kind, t.kind) << where;
@@ -91,22 +93,26 @@ TEST(RowPlan, PinnedTable) {
 }
 
 TEST(RowPlan, EveryPlanCoversItsRow) {
-  for (DType dt : kAllDTypes)
-    for (std::int64_t rows : {1, 3, 131, 132, 4096})
-      for (std::int64_t width : {1, 7, 760, 1000, 1024, 4097, 8192, 8193, 32769, 131072, 1 << 20}) {
-        const RowPlan p = row_plan(rows, width, dt, kH200);
-        const int v = static_cast<int>(16 / dtype_size(dt));
-        if (p.kind == RowKind::resident) {
-          EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, width) << describe(p);
-          EXPECT_EQ(p.threads % p.lanes, 0) << describe(p);
+  int plans = 0;
+  for (const char* op : kRowOps)
+    for (DType dt : kAllDTypes)
+      for (std::int64_t rows : {1, 3, 131, 132, 4096})
+        for (std::int64_t width : {1, 7, 760, 1000, 1024, 4097, 8192, 8193, 32769, 131072, 1 << 20}) {
+          const RowPlan p = row_plan(rows, width, dt, kH200, row_rules(op));
+          ++plans;
+          const int v = static_cast<int>(16 / dtype_size(dt));
+          if (p.kind == RowKind::resident) {
+            EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, width) << describe(p);
+            EXPECT_EQ(p.threads % p.lanes, 0) << describe(p);
+          }
+          if (p.kind == RowKind::looped) {
+            EXPECT_EQ(p.chunk, p.threads * p.vecs * v);
+          }
+          EXPECT_GE(p.blocks, 1);
+          EXPECT_LE(p.blocks, kH200.max_grid_x);
+          EXPECT_LE(p.threads, 1024);
         }
-        if (p.kind == RowKind::looped) {
-          EXPECT_EQ(p.chunk, p.threads * p.vecs * v);
-        }
-        EXPECT_GE(p.blocks, 1);
-        EXPECT_LE(p.blocks, kH200.max_grid_x);
-        EXPECT_LE(p.threads, 1024);
-      }
+  EXPECT_EQ(plans, 3 * 3 * 5 * 11);
 }
 
 // Every resident plan, automatic or forced, is one the kernels can run: a row that spans
@@ -116,16 +122,17 @@ TEST(RowPlan, EveryPlanCoversItsRow) {
 TEST(RowPlan, ResidentPlansGiveAMultiWarpRowItsOwnBlock) {
   const Forced forced[] = {Forced::resident_warp, Forced::resident_block, Forced::resident_any};
   int block_plans = 0;
-  for (RowOp op : {RowOp::row_sum, RowOp::softmax, RowOp::softmax_backward})
+  for (const char* name : kRowOps)
     for (DType dt : kAllDTypes)
       for (std::int64_t rows : {1, 3, 199, 4096})
         for (std::int64_t width : {1, 2, 3, 7, 9, 33, 100, 760, 1000, 1024, 2048, 4097, 8192, 8193, 16384}) {
           const int v = static_cast<int>(16 / dtype_size(dt));
+          const RowRules& op = row_rules(name);
           std::vector<RowPlan> plans;
           const RowPlan a = row_plan(rows, width, dt, kH200, op);
           if (a.kind == RowKind::resident) plans.push_back(a);
           for (Forced f : forced)
-            if (plan_unsupported(f, rows, width, dt, op).empty())
+            if (plan_unsupported(f, width, dt, op).empty())
               plans.push_back(forced_plan(f, rows, width, dt, kH200, op));
           for (const RowPlan& p : plans) {
             const std::string where = std::to_string(rows) + "x" + std::to_string(width) + " " +
@@ -143,29 +150,36 @@ TEST(RowPlan, ResidentPlansGiveAMultiWarpRowItsOwnBlock) {
         }
   EXPECT_GT(block_plans, 0);
   // The forced block plan on 3x1000 float32 (250 vectors): 64 lanes, so 64 threads.
-  const RowPlan b = forced_plan(Forced::resident_block, 3, 1000, DType::f32, kH200, RowOp::row_sum);
+  const RowRules& row_sum = row_rules("row_sum");
+  const RowPlan b = forced_plan(Forced::resident_block, 3, 1000, DType::f32, kH200, row_sum);
   EXPECT_EQ(b.lanes, 64);
   EXPECT_EQ(b.threads, 64);
   EXPECT_EQ(b.blocks, 3);
   // and the check the launchers make refuses the shape that was wrong.
   RowPlan two_rows = b;
   two_rows.threads = 128;
-  EXPECT_NE(resident_plan_problem(two_rows, RowOp::row_sum), "");
+  EXPECT_NE(resident_plan_problem(two_rows, row_sum), "");
   // A plan past the kernel's launch bound is refused too (8 vectors: 128 threads for row_sum).
   RowPlan wide = b;
   wide.vecs = 8;
   wide.lanes = wide.threads = 256;
-  EXPECT_NE(resident_plan_problem(wide, RowOp::row_sum), "");
-  EXPECT_EQ(resident_plan_problem(wide, RowOp::softmax), "");
+  EXPECT_NE(resident_plan_problem(wide, row_sum), "");
+  EXPECT_EQ(resident_plan_problem(wide, row_rules("softmax")), "");
+}
+
+TEST(RowPlan, OnlyRowOpsHaveRules) {
+  EXPECT_THROW(row_rules("add"), std::invalid_argument);
+  EXPECT_EQ(row_rules("row_sum").split_row_bytes, sizeof(unsigned));  // its per-row counters
 }
 
 TEST(RowPlan, ForcedPlansSayWhatTheyCannotRun) {
-  EXPECT_TRUE(plan_unsupported(Forced::resident_warp, 8, 1024, DType::f32).empty());
-  EXPECT_FALSE(plan_unsupported(Forced::resident_warp, 8, 1025, DType::f32).empty());
-  EXPECT_TRUE(plan_unsupported(Forced::resident_any, 8, 16384, DType::f32).empty());
-  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 8, 16385, DType::f32).empty());
-  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 8, 16384, DType::f32, RowOp::softmax_backward).empty());
-  EXPECT_TRUE(plan_unsupported(Forced::split, 8, 1 << 20, DType::f32).empty());
+  const RowRules& softmax = row_rules("softmax");
+  EXPECT_TRUE(plan_unsupported(Forced::resident_warp, 1024, DType::f32, softmax).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_warp, 1025, DType::f32, softmax).empty());
+  EXPECT_TRUE(plan_unsupported(Forced::resident_any, 16384, DType::f32, softmax).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 16385, DType::f32, softmax).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 16384, DType::f32, row_rules("softmax_backward")).empty());
+  EXPECT_TRUE(plan_unsupported(Forced::split, 1 << 20, DType::f32, softmax).empty());
 }
 
 DeviceTensor meta(std::int64_t rows, std::int64_t cols, std::int64_t stride, DType t = DType::f32) {
@@ -215,7 +229,7 @@ TEST(RowContract, AlignedRowsNeedBaseStrideAndWidthOn16Bytes) {
 // used Eigen's vectorized exp, which maps -inf to 2e-308: a fully masked row came out uniform,
 // 1/width, except the scalar-peeled first column of odd-width rows, 0.)
 TEST(SoftmaxOracle, MaskedAndNaNRows) {
-  const Op op = make_softmax_op();
+  const Op& op = registry().op("softmax");
   const double inf = std::numeric_limits<double>::infinity();
   for (std::int64_t width : {1, 2, 7, 1000, 32769}) {
     const std::int64_t rows = 4;
@@ -260,7 +274,7 @@ TEST(SoftmaxOracle, MaskedAndNaNRows) {
 // The row_sum tolerance at width 2^20 catches a serial float32 sum (the drift the
 // predecessor had) while a chunked tree sum, the kernels' order, passes.
 TEST(RowSumTolerance, CatchesSerialDriftAtWidth2Pow20) {
-  const Op op = make_row_sum_op();
+  const Op& op = registry().op("row_sum");
   const Case c{"row_sum", DType::f32, {1, 1 << 20}, 0};
   const Tolerance tol = op.tolerance(c, 0);
   Rng rng(7);

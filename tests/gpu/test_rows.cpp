@@ -9,9 +9,8 @@
 
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
-#include "kernels/rows/row_contract.hpp"
-#include "kernels/rows/rows.hpp"
 #include "kernels/all_ops.hpp"
+#include "kernels/rows/row_contract.hpp"
 
 namespace kbench::rows {
 namespace {
@@ -143,57 +142,6 @@ TEST(RowsGpu, ConstantAndLargeRows) {
       }
       const Case bw{"softmax_backward", dt, {s.rows, s.cols}, 0};
       check_all(registry().op("softmax_backward"), bw, constant);
-    }
-}
-
-// A broken kernel must fail the check: each fault injected into a correct launcher.
-Variant broken(const std::string& op, Forced f, RowOp rop, Fault fault) {
-  Variant v;
-  v.op = op;
-  v.name = "broken";
-  v.workspace_bytes = [f, rop](const Case& c) {
-    const RowPlan p = forced_plan(f, c.shape[0], c.shape[1], c.dtype, current_device_limits(), rop);
-    return split_workspace_bytes(p, c.shape[0], rop);
-  };
-  v.launch = [op, f, rop, fault](const LaunchArgs& a) {
-    const RowPlan p = forced_plan(f, a.c.shape[0], a.c.shape[1], a.c.dtype, current_device_limits(), rop);
-    if (op == "softmax") launch_softmax(p, a, fault);
-    else if (op == "softmax_backward") launch_softmax_backward(p, a, fault);
-    else launch_row_sum(p, a, fault);
-  };
-  return v;
-}
-
-TEST(RowsGpu, CheckerRejectsBrokenKernels) {
-  KB_REQUIRE_GPU();
-  struct Bad {
-    const char* op;
-    RowOp rop;
-    Forced plan;
-    Fault fault;
-    Shape shape;
-  };
-  const Bad bad[] = {
-      {"softmax", RowOp::softmax, Forced::looped, Fault::drop_last_chunk, {8, 32769}},
-      {"softmax", RowOp::softmax, Forced::split, Fault::drop_last_chunk, {4, 32769}},
-      {"row_sum", RowOp::row_sum, Forced::looped, Fault::drop_last_chunk, {8, 32769}},
-      {"row_sum", RowOp::row_sum, Forced::split, Fault::drop_last_chunk, {4, 32769}},
-      {"softmax_backward", RowOp::softmax_backward, Forced::resident_any, Fault::lose_partial_dot, {199, 760}},
-      {"softmax_backward", RowOp::softmax_backward, Forced::resident_any, Fault::lose_partial_dot, {64, 4096}},
-      {"softmax_backward", RowOp::softmax_backward, Forced::looped, Fault::lose_partial_dot, {8, 32769}},
-      {"softmax_backward", RowOp::softmax_backward, Forced::split, Fault::lose_partial_dot, {4, 32769}},
-  };
-  for (const Bad& b : bad)
-    for (DType dt : kAllDTypes) {
-      const Case c{b.op, dt, {b.shape.rows, b.shape.cols}, 0};
-      Rng rng(5);
-      PreparedCase pc = prepare_case(registry().op(b.op), c, rng);
-      const Variant v = broken(b.op, b.plan, b.rop, b.fault);
-      const CheckInfo info = check_variant(pc, v, nullptr);
-      EXPECT_FALSE(info.passed) << label(c) << ": the broken kernel passed";
-      // and the same plan without the fault passes
-      Variant good = broken(b.op, b.plan, b.rop, Fault::none);
-      EXPECT_TRUE(check_variant(pc, good, nullptr).passed) << label(c);
     }
 }
 

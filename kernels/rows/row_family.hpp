@@ -1,0 +1,51 @@
+// What the row ops share beyond their plans: an op registered with one variant per plan (the
+// automatic choice and each plan forced by name) and its baselines. Each op keeps its own
+// RowRules, launcher and baselines beside its kernels (row_sum.cu, softmax.cu, ...) and calls
+// register_row_op from its register function, so a new row op adds its own files and changes
+// nothing here.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/rows/row_plan.hpp"
+#include "registry/registry.hpp"
+
+namespace kbench::rows {
+
+// Runs a plan of the op on the launch's buffers (the contracts are checked inside).
+using PlanLauncher = void (*)(const RowPlan&, const LaunchArgs&);
+
+// One named plan of an op; `forced` empty is the automatic choice (row_plan).
+struct PlanVariant {
+  std::string name;
+  std::optional<Forced> forced;
+  std::string summary;
+};
+
+struct RowOpDefinition {
+  Op op;  // what is computed (the op's *_op.cpp)
+  RowRules rules;
+  PlanLauncher launch;
+  std::vector<PlanVariant> plans;
+};
+
+// Adds the op and a variant per plan, and keeps the rules for row_rules().
+void register_row_op(Registry& r, const RowOpDefinition& def);
+
+// A baseline of a row op (CUB, eager): it takes every row case and needs `workspace(c)` bytes.
+Variant row_baseline(const std::string& op, std::string name, std::string summary,
+                     std::function<std::size_t(const Case&)> workspace,
+                     std::function<void(const LaunchArgs&)> launch);
+
+// The plan a variant runs for a case on the current device (forced empty: automatic).
+RowPlan plan_for(const Case& c, const RowRules& rules, std::optional<Forced> forced);
+
+// The rules of a registered row op (the registry is built first); throws std::invalid_argument
+// for a name that is not one.
+const RowRules& row_rules(std::string_view op);
+
+}  // namespace kbench::rows
