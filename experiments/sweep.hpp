@@ -1,30 +1,18 @@
-// The sweep experiment behind `kbench run` (and `kbench check`, which stops after checking).
+// The sweep behind `kbench run` and `kbench check`: the cases of a config (experiments/
+// sweep_config.hpp) expanded against the registry and handed to the experiment runner
+// (harness/runner.hpp), which prepares, checks and times them. What the sweep adds is its
+// report: each record's fraction of the run's copy bandwidth, paired per-visit speed-ups over
+// each baseline (extra.comparisons) and the launch overhead, events minus graph
+// (extra.launch_overhead).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "experiments/sweep_config.hpp"
-#include "record/result.hpp"
-#include "registry/registry.hpp"
+#include "harness/runner.hpp"
 
 namespace kbench {
 
-struct PlannedCase {
-  Case c;
-  std::vector<const Variant*> variants;  // selected and supporting the case
-  std::vector<std::string> skipped;      // "variant: reason" for selected but unsupported ones
-};
-
-// Expands the settings into cases, validating op names, variant names and shape ranks
-// (UsageError on any problem). Adds the copy roofline when asked and missing.
-std::vector<PlannedCase> plan_cases(const SweepSettings& s);
-
-// Prepares and checks every case, then times them in randomized visits. Check failures are
-// returned in the result (extra.check_failures) and their variants are not timed.
-Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv);
-
-// Prepares and checks every case; returns one line per variant and whether all passed.
-bool run_checks(const SweepSettings& s, std::vector<std::string>& lines);
+// Validates op names, variant names and shape ranks (UsageError on any problem) and adds the
+// copy roofline when asked and missing.
+Experiment sweep_experiment(const SweepSettings& s);
 
 }  // namespace kbench

@@ -21,9 +21,8 @@ Op make_add_op() {
     for (auto& t : in)
       for (auto& v : t.values) v = rng.uniform(-1.0, 1.0);
   };
-  op.oracle = [](const Case&, const std::vector<HostTensor>& in) {
-    HostTensor z{in[0].desc, std::vector<double>(in[0].values.size())};
-    z.desc.name = "z";
+  op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
+    HostTensor z{vector_tensor(c, "z"), std::vector<double>(in[0].values.size())};
     const double *x = in[0].values.data(), *y = in[1].values.data();
     double* const out = z.values.data();
     parallel_pieces(static_cast<std::int64_t>(z.values.size()), kParallelGrain,

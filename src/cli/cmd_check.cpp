@@ -13,7 +13,7 @@ void add_check_command(CLI::App& app) {
   auto opts = add_sweep_options(sub, /*timing=*/false);
   sub->callback([opts] {
     std::vector<std::string> lines;
-    const bool ok = run_checks(resolve_sweep_settings(*opts), lines);
+    const bool ok = check_experiment(sweep_experiment(resolve_sweep_settings(*opts)), lines);
     for (const auto& l : lines) std::printf("%s\n", l.c_str());
     if (!ok) throw Failure("some variants failed their check");
   });

@@ -7,6 +7,7 @@
 #include "cli/sweep_options.hpp"
 #include "core/errors.hpp"
 #include "experiments/sweep.hpp"
+#include "core/shape.hpp"
 #include "record/manifest.hpp"
 
 namespace kbench {
@@ -43,7 +44,7 @@ void add_run_command(CLI::App& app) {
   sub->callback([opts] {
     const SweepSettings s = resolve_sweep_settings(*opts);
     warn_if_tree_differs();
-    const Result r = run_sweep(s, process_argv());
+    const Result r = run_experiment(sweep_experiment(s), process_argv());
     const auto path = write_result(r, std::filesystem::path(opts->out) / s.experiment);
     print_table(r);
     spdlog::info("wrote {}", path.string());

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
-#include "registry/registry.hpp"
+#include "harness/problem.hpp"
 
 namespace kbench {
 

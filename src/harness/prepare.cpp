@@ -87,9 +87,9 @@ std::size_t PreparedCase::set_bytes() const {
   return total;
 }
 
-PreparedCase prepare_case(const Op& op, const Case& c, Rng& rng, const InputTweak& tweak) {
+PreparedCase prepare_case(const Problem& op, const Case& c, Rng& rng, const InputTweak& tweak) {
   PreparedCase pc;
-  pc.op = &op;
+  pc.problem = &op;
   pc.c = c;
   pc.input_desc = op.inputs(c);
   pc.output_desc = op.outputs(c);
@@ -126,7 +126,7 @@ void add_rotation_sets(PreparedCase& pc, std::size_t min_total_bytes, cudaStream
   KB_CUDA(cudaStreamSynchronize(stream));
 }
 
-CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t stream) {
+CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream) {
   CheckInfo info;
   if (pc.expected.size() != pc.output_desc.size())
     throw std::logic_error("check_variant: the oracle outputs were released or do not match");
@@ -162,7 +162,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t s
     const std::vector<double>& ref = pc.expected[i].values;
     if (static_cast<std::int64_t>(ref.size()) != d.elements())
       throw std::logic_error("check_variant: the oracle's output '" + d.name + "' has the wrong size");
-    const Tolerance tol = pc.op->tolerance(pc.c, i);
+    const Tolerance tol = pc.problem->tolerance(pc.c, i);
     // A contiguous output (every op's today) is compared in place; a strided one made dense.
     std::vector<double> dense;
     if (d.row_stride != d.cols) dense = dense_values(d, first[i]);

@@ -15,7 +15,7 @@
 #include "core/device_buffer.hpp"
 #include "core/rng.hpp"
 #include "record/result.hpp"
-#include "registry/registry.hpp"
+#include "harness/problem.hpp"
 
 namespace kbench {
 
@@ -28,7 +28,7 @@ struct DeviceSet {  // one set of input and output buffers for a case
 };
 
 struct PreparedCase {
-  const Op* op = nullptr;
+  const Problem* problem = nullptr;
   Case c;
   std::vector<TensorDesc> input_desc, output_desc;
   DeviceSet primary;                    // checked against the oracle
@@ -38,13 +38,13 @@ struct PreparedCase {
   std::size_t set_bytes() const;        // bytes of one set's inputs and outputs
 };
 
-PreparedCase prepare_case(const Op& op, const Case& c, Rng& rng, const InputTweak& tweak = {});
+PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak = {});
 
 // Launches `v` on the primary set and compares every element with the oracle, then launches it
 // again (same workspace, outputs poisoned again) and requires bit-identical outputs.
 // Never throws for a wrong answer (passed = false with a detail line); throws CudaError if the
 // launch itself fails.
-CheckInfo check_variant(const PreparedCase& pc, const Variant& v, cudaStream_t stream);
+CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream);
 
 // Adds copies of the primary inputs until the sets total at least `min_total_bytes`.
 void add_rotation_sets(PreparedCase& pc, std::size_t min_total_bytes, cudaStream_t stream);

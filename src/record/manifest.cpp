@@ -74,8 +74,8 @@ std::vector<std::string> tree_differences(const fs::path& root) {
   return differences;
 }
 
-nlohmann::json manifest_block(
-    const std::map<std::string, std::vector<std::string>>& op_source_prefixes) {
+nlohmann::json manifest_block(const std::map<std::string, std::vector<std::string>>& op_source_prefixes,
+                              const std::vector<std::string>& experiment_sources) {
   const auto& files = build_manifest();
   nlohmann::json measured = nlohmann::json::object();
   for (const auto& [op, prefixes] : op_source_prefixes) {
@@ -83,7 +83,8 @@ nlohmann::json manifest_block(
     for (const auto& [path, hex] : files) {
       auto starts = [&](const std::string& prefix) { return path.starts_with(prefix); };
       if (std::any_of(prefixes.begin(), prefixes.end(), starts) ||
-          std::any_of(kHarnessSourcePrefixes.begin(), kHarnessSourcePrefixes.end(), starts))
+          std::any_of(kHarnessSourcePrefixes.begin(), kHarnessSourcePrefixes.end(), starts) ||
+          std::any_of(experiment_sources.begin(), experiment_sources.end(), starts))
         paths.push_back(path);
     }
     measured[op] = paths;

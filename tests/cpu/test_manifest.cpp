@@ -56,21 +56,25 @@ TEST(BuildManifest, ListsTheSourcesOfThisBinary) {
 }
 
 TEST(BuildManifest, BlockListsHarnessAndOpSourcesAsMeasured) {
-  const auto block = manifest_block({{"add", {"kernels/add/"}}});
+  const auto block = manifest_block({{"add", {"kernels/add/"}}}, {"experiments/sweep"});
   EXPECT_EQ(block.at("algorithm"), "sha256");
   EXPECT_EQ(block.at("files").size(), build_manifest().size());
   for (const auto& path : block.at("measured").at("add")) {
     const std::string p = path.get<std::string>();
-    EXPECT_TRUE(p.starts_with("kernels/add/") || p.starts_with("src/harness/") ||
-                p.starts_with("src/core/") || p.starts_with("src/device/") ||
-                p.starts_with("experiments/sweep"))
+    EXPECT_TRUE(p.starts_with("kernels/add/") || p.starts_with("src/harness/") || p.starts_with("src/core/") ||
+                p.starts_with("src/device/") || p.starts_with("src/registry/") || p.starts_with("cmake/") ||
+                p == "CMakeLists.txt" || p == "CMakePresets.json" || p.starts_with("experiments/sweep"))
         << p;
   }
-  // The harness (src/core/errors.hpp) and the sweep's loop and summaries are code every op's
-  // numbers depend on.
+  // The harness (src/core/errors.hpp), the build files (compiler flags change numbers) and the
+  // experiment's own code are what every op's numbers depend on.
   const auto& measured = block.at("measured").at("add");
-  EXPECT_NE(std::find(measured.begin(), measured.end(), "src/core/errors.hpp"), measured.end());
-  EXPECT_NE(std::find(measured.begin(), measured.end(), "experiments/sweep.cpp"), measured.end());
+  for (const char* path : {"src/core/errors.hpp", "CMakeLists.txt", "cmake/Manifest.cmake", "experiments/sweep.cpp"})
+    EXPECT_NE(std::find(measured.begin(), measured.end(), path), measured.end()) << path;
+  // Another experiment's code is not the sweep's.
+  const auto other = manifest_block({{"add", {"kernels/add/"}}}, {"experiments/grid"});
+  const auto& without = other.at("measured").at("add");
+  EXPECT_EQ(std::find(without.begin(), without.end(), "experiments/sweep.cpp"), without.end());
 }
 
 TEST(TreeDifferences, FindsChangedMissingAndNewFiles) {

@@ -1,7 +1,7 @@
 // The sweep's check that each timer's floor held still during preparation and during its visits.
 #include <gtest/gtest.h>
 
-#include "experiments/timer_floor.hpp"
+#include "harness/timer_floor.hpp"
 
 namespace kbench {
 namespace {

@@ -88,7 +88,7 @@ TEST(Harness, EveryCacheModeAndTimerProducesRecords) {
   s.visits = 2;
   s.samples = 2;
   s.roofline = false;
-  const Result r = run_sweep(s, {"test"});
+  const Result r = run_experiment(sweep_experiment(s), {"test"});
   const std::size_t variants = registry().variants("add").size();
   ASSERT_EQ(r.records.size(), variants * 4);
   for (const auto& rec : r.records) {

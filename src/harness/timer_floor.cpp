@@ -1,4 +1,4 @@
-#include "experiments/timer_floor.hpp"
+#include "harness/timer_floor.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,0 +1,248 @@
+#include "harness/runner.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "core/errors.hpp"
+#include "core/text.hpp"
+#include "device/clock.hpp"
+#include "device/device_info.hpp"
+#include "device/gpu_load.hpp"
+#include "device/warmup.hpp"
+#include "harness/l2_flush.hpp"
+#include "harness/prepare.hpp"
+#include "harness/timer_floor.hpp"
+#include "harness/timers.hpp"
+#include "harness/units.hpp"
+#include "record/manifest.hpp"
+#include "record/provenance.hpp"
+
+namespace kbench {
+
+namespace {
+
+// A graph replay of about 2 ms: long against event resolution (~0.5 us) and the replay's own
+// start, short enough that a visit stays a burst.
+constexpr double kGraphTargetUs = 2000;
+constexpr int kMinGraphLaunches = 4;
+constexpr int kMaxGraphLaunches = 500;
+// A timer floor that moves by more than this during preparation or during the visits is
+// reported (extra.timer_floor_shifts); within one process its samples agree to a few percent.
+constexpr double kFloorTolerance = 0.10;
+
+class Stream {
+ public:
+  Stream() { KB_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  operator cudaStream_t() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
+// A case prepared on the device, with the variants that passed their check.
+struct Prepared {
+  const MeasuredCase* mc = nullptr;
+  PreparedCase data;
+  std::vector<const Launchable*> passed;
+  std::vector<CheckInfo> checks;          // parallel to passed
+  std::vector<DeviceBuffer> workspaces;   // parallel to passed
+};
+
+// Each case gets its own input stream, so a case's inputs do not depend on what came before.
+Rng case_rng(std::uint64_t seed, std::size_t index) { return Rng(seed ^ (0x9e3779b97f4a7c15ULL * (index + 1))); }
+
+std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStream_t stream,
+                                                   nlohmann::json& failures) {
+  std::vector<std::unique_ptr<Prepared>> out;
+  for (std::size_t i = 0; i < e.cases.size(); ++i) {
+    const MeasuredCase& mc = e.cases[i];
+    auto p = std::make_unique<Prepared>();
+    p->mc = &mc;
+    Rng rng = case_rng(e.how.seed, i);
+    spdlog::debug("preparing {}", case_label(mc.c));
+    p->data = prepare_case(*mc.problem, mc.c, rng);
+    for (const Launchable* v : mc.variants) {
+      const CheckInfo info = check_variant(p->data, *v, stream);
+      if (!info.passed) {
+        spdlog::error("check failed: {} {}: {}", case_label(mc.c), v->name, info.detail);
+        failures.push_back({{"op", mc.c.op}, {"variant", v->name}, {"dtype", dtype_name(mc.c.dtype)},
+                            {"shape", mc.c.shape}, {"detail", info.detail}});
+        continue;
+      }
+      p->passed.push_back(v);
+      p->checks.push_back(info);
+      p->workspaces.push_back(DeviceBuffer::zeroed(v->workspace_bytes(mc.c)));
+    }
+    p->data.expected.clear();  // the oracle's host copy is not needed once checked
+    p->data.expected.shrink_to_fit();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::unique_ptr<Timer> build_timer(const Prepared& p, std::size_t k, const std::string& cache,
+                                   const std::string& timer, const L2Flusher& flusher, cudaStream_t stream) {
+  const Case* c = &p.mc->c;
+  const Launchable* v = p.passed[k];
+  void* workspace = p.workspaces[k].get();
+  const SetLauncher launch = [c, v, workspace](const DeviceSet& set, cudaStream_t s) {
+    v->launch(LaunchArgs{*c, set.input_views, set.output_views, workspace, s});
+  };
+  const bool cold = cache == "cold";
+  if (timer == "events") return make_event_timer(launch, p.data.primary, cold ? &flusher : nullptr, stream);
+  std::vector<const DeviceSet*> sets{&p.data.primary};
+  if (cold)
+    for (const auto& r : p.data.rotation) sets.push_back(&r);
+  const double est_us = std::max(estimate_launch_us(launch, p.data.primary, stream), 0.5);
+  int count = static_cast<int>(std::ceil(kGraphTargetUs / est_us));
+  count = std::clamp(count, kMinGraphLaunches, kMaxGraphLaunches);
+  count = std::max<int>(count, static_cast<int>(sets.size()));  // every set at least once
+  return make_graph_timer(launch, sets, count, cold, stream);
+}
+
+std::vector<Unit> build_units(const Experiment& e, std::vector<std::unique_ptr<Prepared>>& prepared,
+                              const L2Flusher& flusher, cudaStream_t stream) {
+  const auto has = [](const std::vector<std::string>& v, const char* x) { return std::count(v.begin(), v.end(), x) > 0; };
+  const bool cold_graph = has(e.how.caches, "cold") && has(e.how.timers, "graph");
+  std::vector<Unit> units;
+  for (auto& p : prepared) {
+    if (p->passed.empty()) continue;
+    if (cold_graph) add_rotation_sets(p->data, 3 * flusher.bytes() / 2, stream);  // 3x L2
+    for (const auto& cache : e.how.caches)
+      for (const auto& timer : e.how.timers) {
+        Unit u;
+        u.problem = p->mc->problem;
+        u.c = p->mc->c;
+        u.cache = cache;
+        u.timer = timer;
+        u.variants = p->passed;
+        u.checks = p->checks;
+        for (std::size_t k = 0; k < p->passed.size(); ++k)
+          u.timers.push_back(build_timer(*p, k, cache, timer, flusher, stream));
+        units.push_back(std::move(u));
+      }
+  }
+  return units;
+}
+
+void show_progress(std::size_t done, std::size_t total, const Unit& u) {
+  static const bool tty = isatty(fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
+  if (!tty) return;
+  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, case_label(u.c).c_str(), u.cache.c_str(),
+               u.timer.c_str());
+  if (done == total) std::fprintf(stderr, "\n");
+  std::fflush(stderr);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+Result run_experiment(const Experiment& e, const std::vector<std::string>& argv) {
+  const auto started = std::chrono::steady_clock::now();
+  const int dev = select_device(e.how.device);
+  Result result;
+  result.experiment = e.name;
+  result.meta = provenance();
+  result.meta["argv"] = argv;
+  result.meta["started"] = utc_now();
+  result.meta["seed"] = e.how.seed;
+  result.meta["settings"] = e.settings;
+  result.device = device_block(dev);
+  const std::string gpu_id = result.device.value("uuid", std::to_string(dev));
+  const nlohmann::json load_before = query_gpu_load(gpu_id);
+
+  Stream stream;
+  const L2Flusher flusher(result.device.at("l2_bytes").get<std::size_t>());
+  nlohmann::json failures = nlohmann::json::array(), skipped = nlohmann::json::array();
+  for (const auto& mc : e.cases)
+    for (const auto& sk : mc.skipped) skipped.push_back(case_label(mc.c) + " " + sk);
+  const auto floors_now = [&] {
+    return measure_timer_floors(e.how.caches, e.how.timers, e.how.visits * e.how.samples, kMaxGraphLaunches,
+                                flusher, stream);
+  };
+  // The per-launch floor can change at one check during preparation and then hold for the
+  // rest of the process (0.51 against 0.68 us in graph replay on the H200, methodology.md §4),
+  // so it is also taken before anything is prepared, on a warm GPU so that the clock is not
+  // what differs.
+  warm_up_gpu(stream);
+  const nlohmann::json floors_start = floors_now();
+  auto prepared = prepare_all(e, stream, failures);
+  std::vector<Unit> units = build_units(e, prepared, flusher, stream);
+
+  const WarmupResult warm = warm_up_gpu(stream);
+  result.warmup = to_json(warm);
+  spdlog::info("warm-up: {:.0f} ms, SM clock {:.0f} MHz{}", warm.ms, warm.sm_clock_mhz,
+               warm.steady ? "" : " (not steady)");
+  const nlohmann::json floors_before = floors_now();
+  std::vector<std::string> floor_moves = floor_shifts(floors_start, floors_before, kFloorTolerance, "preparation");
+  for (const auto& line : floor_moves) spdlog::warn("{}", line);
+  // Everything before this (preparing and checking every case, building the timers, warm-up)
+  // is host-bound; the visits are the GPU's. The two split a run's wall time.
+  result.meta["visits_started"] = utc_now();
+  const double preparation_s = seconds_since(started);
+  const auto visits_began = std::chrono::steady_clock::now();
+
+  time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress);
+  const double timing_s = seconds_since(visits_began);
+  const nlohmann::json floors = floors_now();
+  for (const auto& line : floor_shifts(floors_before, floors, kFloorTolerance, "the visits")) {
+    spdlog::warn("{}", line);
+    floor_moves.push_back(line);
+  }
+  result.warmup["sm_clock_mhz_after"] = measure_sm_clock_mhz(stream);
+
+  for (const Unit& u : units)
+    for (Record& r : unit_records(u)) result.records.push_back(std::move(r));
+  std::map<std::string, std::vector<std::string>> op_sources;
+  for (const auto& mc : e.cases) op_sources[mc.c.op] = mc.problem->sources;
+  result.manifest = manifest_block(op_sources, e.sources);
+  const nlohmann::json load_after = query_gpu_load(gpu_id);
+  result.load = {{"before", load_before},
+                 {"after", load_after},
+                 {"warnings", load_warnings(load_before, load_after, static_cast<int>(getpid()))}};
+  for (const auto& w : result.load["warnings"]) spdlog::warn("{}", w.get<std::string>());
+  result.extra = {{"timer_floor", floors},         {"timer_floor_before", floors_before},
+                  {"timer_floor_start", floors_start}, {"timer_floor_shifts", floor_moves},
+                  {"check_failures", failures},    {"skipped", skipped}};
+  if (e.analyse) e.analyse(result);
+  result.meta["seconds"] = {{"preparation", preparation_s}, {"timing", timing_s}, {"total", seconds_since(started)}};
+  spdlog::info("{:.1f} s preparing and checking, {:.1f} s timing", preparation_s, timing_s);
+  result.meta["finished"] = utc_now();
+  return result;
+}
+
+bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
+  select_device(e.how.device);
+  Stream stream;
+  bool all = true;
+  for (std::size_t i = 0; i < e.cases.size(); ++i) {
+    const MeasuredCase& mc = e.cases[i];
+    Rng rng = case_rng(e.how.seed, i);
+    const PreparedCase pc = prepare_case(*mc.problem, mc.c, rng);
+    for (const Launchable* v : mc.variants) {
+      const CheckInfo info = check_variant(pc, *v, stream);
+      all = all && info.passed;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%-4s %-48s %-14s max_err %.3g (allowed %.3g)", info.passed ? "ok" : "FAIL",
+                    case_label(mc.c).c_str(), v->name.c_str(), info.max_err, info.tolerance);
+      lines.push_back(std::string(buf) + (info.passed ? "" : ": " + info.detail));
+    }
+    for (const auto& skip : mc.skipped) lines.push_back("skip " + case_label(mc.c) + " " + skip);
+  }
+  return all;
+}
+
+}  // namespace kbench

@@ -1,0 +1,65 @@
+// The experiment runner: the one measurement machinery that every experiment (kbench run, and
+// grid, probe and spec to come) calls. An experiment declares its cases and what it reports;
+// the runner does the rest, in this order:
+//
+// 1. Prepare and check every case before any timing: fresh random inputs, the FP64 oracle,
+//    NaN-poisoned outputs, every element compared (harness/prepare.hpp), spread over the
+//    host's cores. A variant that fails is never timed.
+// 2. Build the timers (graphs are captured and uploaded here; cold graphs get rotation sets
+//    of at least 3x L2), then warm the GPU until its SM clock is steady.
+// 3. Time in randomized visits (harness/units.hpp) and keep every raw sample.
+// 4. Record: device, load before and after, warm-up, each timer's floor before preparation,
+//    before and after the visits (a floor that moved is warned about), the manifest of the
+//    measured sources, and how long preparation and timing took; then the experiment's own
+//    analysis adds what it reports.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/problem.hpp"
+#include "record/result.hpp"
+
+namespace kbench {
+
+// One case and the variants to check and time on it.
+struct MeasuredCase {
+  const Problem* problem = nullptr;
+  Case c;
+  std::vector<const Launchable*> variants;
+  std::vector<std::string> skipped;  // "variant: why" for selected variants that cannot run it
+};
+
+// How the cases are timed.
+struct Measurement {
+  std::vector<std::string> caches{"cold"};   // "cold" | "warm"
+  std::vector<std::string> timers{"events"};  // "events" | "graph"
+  int visits = 3;
+  int samples = 3;  // per variant per visit
+  std::uint64_t seed = 1;
+  int device = 0;
+};
+
+struct Experiment {
+  std::string name;                  // results go to results/<name>/
+  std::vector<std::string> sources;  // path prefixes of its own code: measured with every op
+  nlohmann::json settings = nlohmann::json::object();  // meta.settings: what shaped the run
+  Measurement how;
+  std::vector<MeasuredCase> cases;
+  // What the experiment reports beyond the records, added to the finished result.
+  std::function<void(Result&)> analyse;
+};
+
+// Runs the experiment on how.device and returns the result (not yet written). Check failures
+// are in extra.check_failures and their variants are not timed.
+Result run_experiment(const Experiment& e, const std::vector<std::string>& argv);
+
+// Prepares and checks every case, no timing: one line per variant and per skip; returns
+// whether every check passed.
+bool check_experiment(const Experiment& e, std::vector<std::string>& lines);
+
+}  // namespace kbench

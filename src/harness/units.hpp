@@ -1,0 +1,42 @@
+// The timing core of the experiment runner, free of any GPU call so that the CPU tests can
+// drive it with made-up timers: a measurement unit is one case in one cache mode with one
+// timer, holding a timer per variant. time_units() visits every unit in a randomized order
+// (harness/schedule.hpp) and keeps every raw sample with the visit it belongs to;
+// unit_records() turns a timed unit into result records.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/problem.hpp"
+#include "harness/timers.hpp"
+#include "record/result.hpp"
+
+namespace kbench {
+
+struct Unit {
+  const Problem* problem = nullptr;
+  Case c;
+  std::string cache, timer;
+  std::vector<const Launchable*> variants;      // the ones that passed their check
+  std::vector<CheckInfo> checks;                // parallel to variants
+  std::vector<std::unique_ptr<Timer>> timers;   // parallel to variants
+  std::vector<std::vector<double>> samples;     // filled by time_units
+  std::vector<std::vector<int>> sample_visits;  // the visit each sample belongs to
+};
+
+// Called after each visit with (visits done, visits in all, the unit just visited).
+using VisitProgress = std::function<void(std::size_t, std::size_t, const Unit&)>;
+
+// `visits` visits to every unit in an order shuffled from `seed`; in each visit the unit's
+// variants run back to back, in an order shuffled again, `samples` samples each.
+void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
+                const VisitProgress& progress = {});
+
+// One record per variant of a timed unit: every raw sample, its summary, bytes and GB/s.
+std::vector<Record> unit_records(const Unit& u);
+
+}  // namespace kbench

@@ -1,0 +1,126 @@
+// The runner's timing core on the CPU: a small experiment of its own (two problems, two
+// variants each, two cache modes) timed by made-up timers through time_units and turned into
+// records by unit_records, with no code copied from the sweep. What it shows: every variant gets
+// visits x samples samples, each visit's samples are tagged with its number, the visits of
+// different units interleave, and a record's summary, bytes and GB/s follow from its samples.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+
+#include "harness/units.hpp"
+
+namespace kbench {
+namespace {
+
+// A timer whose n-th sample is base + n, and which logs who was sampled in what order.
+class CountingTimer final : public Timer {
+ public:
+  CountingTimer(double base, std::string who, std::vector<std::string>& log) : base_(base), who_(std::move(who)), log_(log) {}
+  double sample_us() override {
+    log_.push_back(who_);
+    return base_ + n_++;
+  }
+  int launches_per_sample() const override { return 1; }
+  std::string note() const override { return "counting"; }
+
+ private:
+  double base_;
+  int n_ = 0;
+  std::string who_;
+  std::vector<std::string>& log_;
+};
+
+struct Pairs {  // the experiment: two problems, each with a fast and a slow variant
+  Problem copy, scale;
+  Launchable fast, slow;
+  std::vector<std::string> log;
+  std::vector<Unit> units;
+
+  Pairs() {
+    copy.name = "copy";
+    copy.bytes = [](const Case& c) { return 8.0 * static_cast<double>(c.shape[0]); };
+    copy.flops = [](const Case&) { return 0.0; };
+    scale = copy;
+    scale.name = "scale";
+    fast.name = "fast";
+    slow.name = "slow";
+    slow.baseline = true;
+    for (const Problem* p : {&copy, &scale})
+      for (const char* cache : {"cold", "warm"}) {
+        Unit u;
+        u.problem = p;
+        u.c = Case{p->name, DType::f32, {1000}};
+        u.cache = cache;
+        u.timer = "events";
+        u.variants = {&fast, &slow};
+        u.checks = {CheckInfo{true, 0.5, 1.0, ""}, CheckInfo{true, 0.25, 1.0, ""}};
+        const std::string who = p->name + "/" + cache;
+        u.timers.push_back(std::make_unique<CountingTimer>(10, who + "/fast", log));
+        u.timers.push_back(std::make_unique<CountingTimer>(100, who + "/slow", log));
+        units.push_back(std::move(u));
+      }
+  }
+};
+
+TEST(RunnerUnits, EveryVariantIsSampledInEveryVisit) {
+  Pairs e;
+  const int visits = 5, samples = 3;
+  std::size_t progress_calls = 0;
+  time_units(e.units, visits, samples, 42, [&](std::size_t done, std::size_t total, const Unit&) {
+    EXPECT_EQ(done, ++progress_calls);
+    EXPECT_EQ(total, e.units.size() * visits);
+  });
+  EXPECT_EQ(progress_calls, e.units.size() * visits);
+  ASSERT_EQ(e.log.size(), e.units.size() * 2 * visits * samples);
+  for (const Unit& u : e.units)
+    for (std::size_t k = 0; k < 2; ++k) {
+      ASSERT_EQ(u.samples[k].size(), static_cast<std::size_t>(visits * samples));
+      std::map<int, int> per_visit;
+      for (int v : u.sample_visits[k]) ++per_visit[v];
+      ASSERT_EQ(per_visit.size(), static_cast<std::size_t>(visits));
+      for (const auto& [visit, count] : per_visit) {
+        EXPECT_GE(visit, 0);
+        EXPECT_LT(visit, visits);
+        EXPECT_EQ(count, samples);
+      }
+    }
+  // A visit runs one unit's variants back to back, samples of a variant together...
+  for (std::size_t i = 0; i < e.log.size(); i += 2 * samples) {
+    const std::string unit = e.log[i].substr(0, e.log[i].rfind('/'));
+    for (std::size_t j = i; j < i + 2 * samples; ++j) EXPECT_EQ(e.log[j].rfind(unit, 0), 0u) << j;
+  }
+  // ...and the units' visits interleave: the first unit visited is not visited five times first.
+  std::set<std::string> first_visits;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(visits) * 2 * samples; i += 2 * samples)
+    first_visits.insert(e.log[i].substr(0, e.log[i].rfind('/')));
+  EXPECT_GT(first_visits.size(), 1u);
+}
+
+TEST(RunnerUnits, RecordsSummariseTheirSamples) {
+  Pairs e;
+  time_units(e.units, 3, 3, 7);
+  const std::vector<Record> records = unit_records(e.units[0]);
+  ASSERT_EQ(records.size(), 2u);
+  const Record& fast = records[0];
+  EXPECT_EQ(fast.op, "copy");
+  EXPECT_EQ(fast.variant, "fast");
+  EXPECT_FALSE(fast.baseline);
+  EXPECT_TRUE(records[1].baseline);
+  EXPECT_EQ(fast.cache, "cold");
+  EXPECT_EQ(fast.timer_note, "counting");
+  // The fast timer gave 10, 11, ..., 18: median 14, quartiles 12 and 16, min 10.
+  EXPECT_DOUBLE_EQ(fast.median_us, 14.0);
+  EXPECT_DOUBLE_EQ(fast.q1_us, 12.0);
+  EXPECT_DOUBLE_EQ(fast.q3_us, 16.0);
+  EXPECT_DOUBLE_EQ(fast.min_us, 10.0);
+  EXPECT_DOUBLE_EQ(fast.bytes, 8000.0);
+  EXPECT_DOUBLE_EQ(fast.gbps, 8000.0 / (14.0 * 1e3));
+  EXPECT_DOUBLE_EQ(fast.check.max_err, 0.5);
+  EXPECT_EQ(records[1].check.max_err, 0.25);
+  EXPECT_EQ(fast.sample_visits.size(), fast.samples_us.size());
+}
+
+}  // namespace
+}  // namespace kbench

@@ -1,0 +1,54 @@
+// An experiment that is not the sweep, declared in a few lines and run by the shared runner on
+// a real case: copy's two variants on 2^20 float32 elements, both timers, with an analysis of
+// its own. It needs nothing from experiments/: the runner prepares, checks, times and records.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gpu_test.hpp"
+#include "harness/runner.hpp"
+#include "kernels/all_ops.hpp"
+
+namespace kbench {
+namespace {
+
+TEST(Runner, RunsAnExperimentOfItsOwn) {
+  KB_REQUIRE_GPU();
+  const Op& copy = registry().op("copy");
+  Experiment e;
+  e.name = "pairs";
+  e.sources = {"tests/gpu/test_runner"};
+  e.how.timers = {"events", "graph"};
+  e.how.visits = 2;
+  e.how.samples = 2;
+  MeasuredCase mc{&copy, Case{"copy", DType::f32, {1 << 20}}, {}, {}};
+  for (const Variant* v : registry().variants("copy")) mc.variants.push_back(v);
+  e.cases = {mc};
+  e.analyse = [](Result& r) { r.extra["records_seen"] = r.records.size(); };
+
+  const Result r = run_experiment(e, {"test"});
+  const std::size_t variants = registry().variants("copy").size();
+  ASSERT_EQ(r.records.size(), 2 * variants);  // every variant in both timers
+  for (const Record& rec : r.records) {
+    EXPECT_EQ(rec.samples_us.size(), 4u);
+    EXPECT_TRUE(rec.check.passed);
+    EXPECT_GT(rec.median_us, 0);
+  }
+  EXPECT_EQ(r.experiment, "pairs");
+  EXPECT_EQ(r.extra.at("records_seen").get<std::size_t>(), r.records.size());
+  EXPECT_TRUE(r.extra.at("check_failures").empty());
+  EXPECT_GE(r.meta.at("seconds").at("preparation").get<double>(), 0.0);
+  EXPECT_GE(r.meta.at("seconds").at("timing").get<double>(), 0.0);
+  // The op's sources are measured, nothing of the sweep's (this experiment's own code lives in
+  // tests/, which the manifest does not hash).
+  const auto& measured = r.manifest.at("measured").at("copy");
+  const auto has = [&](const std::string& prefix) {
+    return std::any_of(measured.begin(), measured.end(),
+                       [&](const nlohmann::json& p) { return p.get<std::string>().starts_with(prefix); });
+  };
+  EXPECT_TRUE(has("kernels/copy/"));
+  EXPECT_FALSE(has("experiments/"));
+}
+
+}  // namespace
+}  // namespace kbench
