@@ -3,8 +3,5 @@
 # CUDA device kbench stops with one line saying so (exit 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-export PATH="/usr/local/cuda/bin:$PATH"
-cmake --preset gpu
-cmake --build --preset gpu
+scripts/build.sh gpu
 ./build-gpu/kbench run --config configs/quick.json "$@"

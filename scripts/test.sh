@@ -4,10 +4,8 @@
 # (KBENCH_REQUIRE_GPU=1 turns a missing GPU into a failure), then `kbench verify`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/build.sh ci
 export PATH="/usr/local/cuda/bin:$PATH"
-cmake --preset ci
-cmake --build --preset ci
 labels=cpu
 if nvidia-smi -L >/dev/null 2>&1 || [ "${KBENCH_REQUIRE_GPU:-0}" = 1 ]; then labels='cpu|gpu'; fi
 ctest --preset ci -L "$labels"
