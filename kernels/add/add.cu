@@ -120,8 +120,9 @@ void launch_add_vec16(DType t, const void* x, const void* y, void* z, std::int64
 }
 
 void register_add(Registry& r) {
-  r.add_op(make_add_op());
-  r.add_variant(make_variant("add", "scalar", "one element per thread", [](const LaunchArgs& a) {
+  const Op op = make_add_op();
+  r.add_op(op);
+  r.add_variant(make_variant(op.name, "scalar", "one element per thread", [](const LaunchArgs& a) {
     const std::int64_t n = a.c.shape.at(0);
     if (n <= 0) return;
     dispatch_dtype(a.c.dtype, [&]<class T>() {
@@ -131,13 +132,13 @@ void register_add(Registry& r) {
     });
     KB_CUDA_LAUNCH();
   }));
-  r.add_variant(make_variant("add", "vec16", "grid-stride, 16-byte vector loads, 2 vectors in flight per thread",
+  r.add_variant(make_variant(op.name, "vec16", "grid-stride, 16-byte vector loads, 2 vectors in flight per thread",
                              [](const LaunchArgs& a) {
                                launch_add_vec16(a.c.dtype, a.inputs[0].data, a.inputs[1].data, a.outputs[0].data,
                                                 a.c.shape.at(0), a.stream);
                              }));
   r.add_variant(make_variant(
-      "add", "tiled", "one block per tile of 4x256 16-byte vectors, all loads before the adds", [](const LaunchArgs& a) {
+      op.name, "tiled", "one block per tile of 4x256 16-byte vectors, all loads before the adds", [](const LaunchArgs& a) {
         const std::int64_t n = a.c.shape.at(0);
         if (!aligned16(a.inputs[0].data) || !aligned16(a.inputs[1].data) || !aligned16(a.outputs[0].data))
           throw std::invalid_argument("add tiled: pointers must be 16-byte aligned");
@@ -151,7 +152,7 @@ void register_add(Registry& r) {
         });
         KB_CUDA_LAUNCH();
       }));
-  Variant cub = make_variant("add", "cub", "cub::DeviceTransform::Transform", [](const LaunchArgs& a) {
+  Variant cub = make_variant(op.name, "cub", "cub::DeviceTransform::Transform", [](const LaunchArgs& a) {
     dispatch_dtype(a.c.dtype, [&]<class T>() {
       KB_CUDA(cub::DeviceTransform::Transform(
           ::cuda::std::make_tuple(a.inputs[0].as<const T>(), a.inputs[1].as<const T>()), a.outputs[0].as<T>(),

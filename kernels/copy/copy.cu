@@ -58,16 +58,17 @@ void launch_copy_vec16(const void* x, void* y, std::int64_t bytes, cudaStream_t 
 }
 
 void register_copy(Registry& r) {
-  r.add_op(make_copy_op());
+  const Op op = make_copy_op();
+  r.add_op(op);
   auto bytes_of = [](const LaunchArgs& a) {
     return a.c.shape.at(0) * static_cast<std::int64_t>(dtype_size(a.c.dtype));
   };
-  Variant memcpy = make_variant("copy", "memcpy", "cudaMemcpyAsync device to device", [bytes_of](const LaunchArgs& a) {
+  Variant engine = make_variant(op.name, "memcpy", "cudaMemcpyAsync device to device", [bytes_of](const LaunchArgs& a) {
     KB_CUDA(cudaMemcpyAsync(a.outputs[0].data, a.inputs[0].data, bytes_of(a), cudaMemcpyDeviceToDevice, a.stream));
   });
-  memcpy.baseline = true;
-  r.add_variant(std::move(memcpy));
-  r.add_variant(make_variant("copy", "vec16", "grid-stride kernel, 16-byte loads and stores, 4 in flight per thread",
+  engine.baseline = true;
+  r.add_variant(std::move(engine));
+  r.add_variant(make_variant(op.name, "vec16", "grid-stride kernel, 16-byte loads and stores, 4 in flight per thread",
                              [bytes_of](const LaunchArgs& a) {
                                launch_copy_vec16(a.inputs[0].data, a.outputs[0].data, bytes_of(a), a.stream);
                              }));
