@@ -10,17 +10,7 @@
 namespace kbench {
 
 Op make_add_op() {
-  Op op;
-  op.name = "add";
-  op.summary = "z = x + y, elementwise";
-  op.shape_rank = 1;
-  op.sources = {"kernels/add/", "kernels/common/"};
-  op.inputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "x"), vector_tensor(c, "y")}; };
-  op.outputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "z")}; };
-  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    for (auto& t : in)
-      for (auto& v : t.values) v = rng.uniform(-1.0, 1.0);
-  };
+  Op op = make_vector_op("add", "z = x + y, elementwise", "kernels/add/", {"x", "y"}, "z");
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     HostTensor z{vector_tensor(c, "z"), std::vector<double>(in[0].values.size())};
     const double *x = in[0].values.data(), *y = in[1].values.data();
@@ -41,7 +31,6 @@ Op make_add_op() {
     return Tolerance{std::ldexp(1.0, -25), rtol, "one rounding of the exact sum to the dtype"};
   };
   op.bytes = [](const Case& c) { return 3.0 * c.shape.at(0) * dtype_size(c.dtype); };
-  op.flops = [](const Case&) { return 0.0; };
   return op;
 }
 

@@ -8,23 +8,14 @@
 namespace kbench {
 
 Op make_copy_op() {
-  Op op;
-  op.name = "copy";
-  op.summary = "y = x (device-to-device copy): the bandwidth roofline of every sweep";
-  op.shape_rank = 1;
-  op.sources = {"kernels/copy/", "kernels/common/"};
-  op.inputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "x")}; };
-  op.outputs = [](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, "y")}; };
-  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    for (auto& v : in[0].values) v = rng.uniform(-1.0, 1.0);
-  };
+  Op op = make_vector_op("copy", "y = x (device-to-device copy): the bandwidth roofline of every sweep",
+                         "kernels/copy/", {"x"}, "y");
   op.oracle = [](const Case&, const std::vector<HostTensor>& in) {
     return std::vector<HostTensor>{HostTensor{in[0].desc, in[0].values}};
   };
   // A copy moves bits: anything but the exact input is wrong.
   op.tolerance = [](const Case&, std::size_t) { return Tolerance{0, 0, "a copy is exact"}; };
   op.bytes = [](const Case& c) { return 2.0 * c.shape.at(0) * dtype_size(c.dtype); };
-  op.flops = [](const Case&) { return 0.0; };
   return op;
 }
 

@@ -38,6 +38,8 @@ inline constexpr int kWarpPlanThreads = 128;
 inline constexpr int kMaxThreadsPerSm = 2048;
 
 // One row op's plan parameters (constexpr, so that its kernels' launch bounds read them too).
+// The defaults are a two-pass op that holds one tensor (softmax's shape of work); an op sets
+// only what differs, with a comment on why.
 struct RowRules {
   // Launch bounds of the resident kernels holding 4 and 8 vectors per thread (1-vector kernels
   // are warp plans of 128 threads). A plan never launches more; a resident row holds at most

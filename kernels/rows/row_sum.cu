@@ -53,15 +53,11 @@ namespace {
 // - One pass: looped takes a block per row (row_plan.cpp says why).
 // - Split below every SM's worth of rows: its one-kernel split won at 128x32769 (8.0 vs 12.7 us
 //   looped); pieces write a float32 partial, and each row keeps a done-counter.
-constexpr RowRules kRules{.max_threads_4 = 1024,
-                          .max_threads_8 = kWarpPlanThreads,
-                          .fill_sm_f32 = true,
+constexpr RowRules kRules{.fill_sm_f32 = true,
                           .auto_resident_vecs = 512 * 4,
                           .warp_eight_vectors = false,
-                          .block_eight_vectors_f32 = false,
                           .two_pass = false,
                           .split_below_divisor = 1,
-                          .split_piece_bytes = sizeof(float),
                           .split_row_bytes = sizeof(unsigned)};
 
 template <class T>

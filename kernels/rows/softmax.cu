@@ -36,16 +36,7 @@ namespace {
 // twice the bytes are in flight per SM: 8192x8192 went from 83.2% to 91.9% of copy bandwidth
 // (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors), so they
 // keep 4. Each split piece keeps (max, sum) as two floats.
-constexpr RowRules kRules{.max_threads_4 = 1024,
-                          .max_threads_8 = 256,
-                          .fill_sm_f32 = false,
-                          .auto_resident_vecs = 4096,
-                          .warp_eight_vectors = true,
-                          .block_eight_vectors_f32 = true,
-                          .two_pass = true,
-                          .split_below_divisor = 2,
-                          .split_piece_bytes = 2 * sizeof(float),
-                          .split_row_bytes = 0};
+constexpr RowRules kRules{.max_threads_8 = 256, .block_eight_vectors_f32 = true, .split_piece_bytes = 2 * sizeof(float)};
 
 constexpr int kLoopVecs = 4;
 
@@ -55,6 +46,15 @@ __device__ __forceinline__ Vec16<T> normalize16(const uint4& u, float shift, flo
 #pragma unroll
   for (int j = 0; j < kVec<T>; ++j) o.v[j] = from_float<T>(exp_diff(elem<T>(u, j) - shift) * inv);
   return o;
+}
+
+// y at the row's scalar head and tail (fewer than a vector each): element i of each, for the
+// threads with i below their length.
+template <class T>
+__device__ __forceinline__ void normalized_edges(const T* xr, T* yr, const RowParts& p, int i, float shift,
+                                                 float inv) {
+  if (i < p.head) yr[i] = from_float<T>(exp_diff(to_float(xr[i]) - shift) * inv);
+  if (i < p.tail) yr[p.tail_begin + i] = from_float<T>(exp_diff(to_float(xr[p.tail_begin + i]) - shift) * inv);
 }
 
 // y = e * inv for one vector's exps, rounded to T: 16-bit pairs two at a time (same bits as
@@ -201,8 +201,7 @@ __device__ __forceinline__ void write_normalized(const T* xr, T* yr, const RowPa
       if (v < end) store16<T>(yr + p.head + v * kVec<T>, normalize16<T>(raw[k], shift, inv), y_vec);
     }
   }
-  if (t < p.head) yr[t] = from_float<T>(exp_diff(to_float(xr[t]) - shift) * inv);
-  if (t < p.tail) yr[p.tail_begin + t] = from_float<T>(exp_diff(to_float(xr[p.tail_begin + t]) - shift) * inv);
+  normalized_edges(xr, yr, p, t, shift, inv);
 }
 
 template <class T>
@@ -327,12 +326,7 @@ __global__ void __launch_bounds__(256) softmax_eager_normalize_kernel(
       store16<T>(yr + p.head + v * kVec<T>,
                  normalize16<T>(load16<T, Cache::last_use>(xr + p.head + v * kVec<T>, true), shift, inv),
                  same_phase(xr, yr));
-    if (piece == 0) {
-      const int t = threadIdx.x;
-      if (t < p.head) yr[t] = from_float<T>(exp_diff(to_float(xr[t]) - shift) * inv);
-      if (t < p.tail)
-        yr[p.tail_begin + t] = from_float<T>(exp_diff(to_float(xr[p.tail_begin + t]) - shift) * inv);
-    }
+    if (piece == 0) normalized_edges(xr, yr, p, static_cast<int>(threadIdx.x), shift, inv);
   }
 }
 

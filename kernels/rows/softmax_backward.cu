@@ -27,16 +27,7 @@ namespace {
 // ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live across
 // the dot reduction; keep_packed in the kernel brings it to float16's 64.) Like softmax it
 // re-reads rows when looped and splits only below half the SMs; a split piece keeps one float.
-constexpr RowRules kRules{.max_threads_4 = 512,
-                          .max_threads_8 = kWarpPlanThreads,
-                          .fill_sm_f32 = false,
-                          .auto_resident_vecs = 4 * 512,
-                          .warp_eight_vectors = true,
-                          .block_eight_vectors_f32 = false,
-                          .two_pass = true,
-                          .split_below_divisor = 2,
-                          .split_piece_bytes = sizeof(float),
-                          .split_row_bytes = 0};
+constexpr RowRules kRules{.max_threads_4 = 512, .auto_resident_vecs = 4 * 512};
 
 constexpr int kLoopVecs = 4;
 
@@ -59,6 +50,17 @@ __device__ __forceinline__ Vec16<T> grad16(const uint4& y, const uint4& dy, floa
 template <class T>
 __device__ __forceinline__ float grad1(T y, T dy, float dot) {
   return to_float(y) * (to_float(dy) - dot);
+}
+
+// dx at the row's scalar head and tail (fewer than a vector each): element i of each, for the
+// threads with i below their length.
+template <class T>
+__device__ __forceinline__ void grad_edges(const T* yr, const T* dyr, T* dxr, const RowParts& p, int i, float dot) {
+  if (i < p.head) dxr[i] = from_float<T>(grad1(yr[i], dyr[i], dot));
+  if (i < p.tail) {
+    const int e = p.tail_begin + i;
+    dxr[e] = from_float<T>(grad1(yr[e], dyr[e], dot));
+  }
 }
 
 struct Rows3 {
@@ -111,10 +113,21 @@ __global__ void __launch_bounds__(kRules.max_threads(K))
     const int v = lane + k * lanes;
     if (v < p.nvec) store16<T>(dxr + p.head + v * kVec<T>, grad16<T>(ry[k], rdy[k], dot), dx_vec);
   }
-  if (lane < p.head) dxr[lane] = from_float<T>(grad1(yr[lane], dyr[lane], dot));
-  if (lane < p.tail) {
-    const int i = p.tail_begin + lane;
-    dxr[i] = from_float<T>(grad1(yr[i], dyr[i], dot));
+  grad_edges(yr, dyr, dxr, p, lane, dot);
+}
+
+// This thread's vectors of y and dy in a chunk of a looped row, from vector `first` on in steps of
+// the block (vectors past the row's end are left unset and unused).
+template <class T, Cache C>
+__device__ __forceinline__ void load_chunk(uint4 (&ry)[kLoopVecs], uint4 (&rdy)[kLoopVecs], const T* yr, const T* dyr,
+                                           const RowParts& p, int first, bool dy_vec) {
+#pragma unroll
+  for (int k = 0; k < kLoopVecs; ++k) {
+    const int v = first + k * blockDim.x;
+    if (v < p.nvec) {
+      ry[k] = load16<T, C>(yr + p.head + v * kVec<T>, true);
+      rdy[k] = load16<T, C>(dyr + p.head + v * kVec<T>, dy_vec);
+    }
   }
 }
 
@@ -126,14 +139,7 @@ __device__ __forceinline__ float thread_dot(const T* yr, const T* dyr, const Row
   KahanSum acc;
   for (int base = 0; base < p.nvec; base += step) {
     uint4 ry[kLoopVecs], rdy[kLoopVecs];
-#pragma unroll
-    for (int k = 0; k < kLoopVecs; ++k) {
-      const int v = base + t + k * blockDim.x;
-      if (v < p.nvec) {
-        ry[k] = load16<T, Cache::normal>(yr + p.head + v * kVec<T>, true);
-        rdy[k] = load16<T, Cache::normal>(dyr + p.head + v * kVec<T>, dy_vec);
-      }
-    }
+    load_chunk<T, Cache::normal>(ry, rdy, yr, dyr, p, base + t, dy_vec);
     float part = 0.0f;
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k)
@@ -154,25 +160,14 @@ __device__ __forceinline__ void write_grad(const T* yr, const T* dyr, T* dxr, co
   const bool dy_vec = same_phase(yr, dyr), dx_vec = same_phase(yr, dxr);
   for (int base = 0; base < p.nvec; base += step) {
     uint4 ry[kLoopVecs], rdy[kLoopVecs];
-#pragma unroll
-    for (int k = 0; k < kLoopVecs; ++k) {
-      const int v = base + t + k * blockDim.x;
-      if (v < p.nvec) {
-        ry[k] = load16<T, Cache::last_use>(yr + p.head + v * kVec<T>, true);
-        rdy[k] = load16<T, Cache::last_use>(dyr + p.head + v * kVec<T>, dy_vec);
-      }
-    }
+    load_chunk<T, Cache::last_use>(ry, rdy, yr, dyr, p, base + t, dy_vec);
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k) {
       const int v = base + t + k * blockDim.x;
       if (v < p.nvec) store16<T>(dxr + p.head + v * kVec<T>, grad16<T>(ry[k], rdy[k], dot), dx_vec);
     }
   }
-  if (t < p.head) dxr[t] = from_float<T>(grad1(yr[t], dyr[t], dot));
-  if (t < p.tail) {
-    const int i = p.tail_begin + t;
-    dxr[i] = from_float<T>(grad1(yr[i], dyr[i], dot));
-  }
+  grad_edges(yr, dyr, dxr, p, t, dot);
 }
 
 template <class T>
@@ -253,11 +248,7 @@ __global__ void __launch_bounds__(256) softmax_bwd_eager_grad_kernel(Rows3 t, co
       const uint4 dy = load16<T, Cache::last_use>(dyr + e, same_phase(yr, dyr));
       store16<T>(dxr + e, grad16<T>(y, dy, dot), same_phase(yr, dxr));
     }
-    if (piece == 0) {
-      const int i = threadIdx.x;
-      if (i < p.head) dxr[i] = from_float<T>(grad1(yr[i], dyr[i], dot));
-      if (i < p.tail) dxr[p.tail_begin + i] = from_float<T>(grad1(yr[p.tail_begin + i], dyr[p.tail_begin + i], dot));
-    }
+    if (piece == 0) grad_edges(yr, dyr, dxr, p, static_cast<int>(threadIdx.x), dot);
   }
 }
 
