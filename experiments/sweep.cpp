@@ -31,10 +31,7 @@ std::vector<MeasuredCase> plan_cases(const SweepSettings& s) {
     for (const auto& name : spec.variants) chosen.push_back(&reg.variant(spec.op, name));
     for (DType d : spec.dtypes)
       for (const auto& shape : spec.shapes) {
-        if (shape.size() != op.shape_rank)
-          throw UsageError("op '" + op.name + "' takes " + std::to_string(op.shape_rank) +
-                           "-dimensional shapes, got '" + shape_string(shape) + "'");
-        MeasuredCase mc{&op, Case{op.name, d, shape}, {}, {}};
+        MeasuredCase mc{&op, make_case(op, d, shape, spec.params), {}, {}};
         if (!seen.insert(case_label(mc.c)).second) continue;  // listed twice
         for (const Variant* v : chosen) {
           const std::string why = v->unsupported(mc.c);
@@ -103,7 +100,7 @@ nlohmann::json settings_json(const SweepSettings& s) {
   for (const auto& c : s.cases) {
     nlohmann::json dts = nlohmann::json::array();
     for (auto d : c.dtypes) dts.push_back(dtype_name(d));
-    cases.push_back({{"op", c.op}, {"dtypes", dts}, {"shapes", c.shapes}, {"variants", c.variants}});
+    cases.push_back({{"op", c.op}, {"dtypes", dts}, {"shapes", c.shapes}, {"variants", c.variants}, {"params", c.params}});
   }
   return {{"config", s.config_path}, {"description", s.description}, {"cases", cases},
           {"cache", s.caches}, {"timer", s.timers}, {"visits", s.visits}, {"samples", s.samples},

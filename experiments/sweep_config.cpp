@@ -88,6 +88,7 @@ SweepSettings load_sweep_config(const std::filesystem::path& file) {
     spec.shapes = field<std::vector<std::vector<std::int64_t>>>(c, "shapes", cw, {});
     if (spec.shapes.empty()) throw UsageError(cw + ": needs a non-empty 'shapes' list");
     spec.variants = field<std::vector<std::string>>(c, "variants", cw, {});
+    spec.params = field<std::map<std::string, double>>(c, "params", cw, {});
     s.cases.push_back(std::move(spec));
   }
   if (s.visits < 1 || s.samples < 1) throw UsageError(where + ": visits and samples must be >= 1");

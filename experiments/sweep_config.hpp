@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct CaseSpec {
   std::vector<DType> dtypes;
   std::vector<std::vector<std::int64_t>> shapes;
   std::vector<std::string> variants;  // empty: every variant of the op
+  std::map<std::string, double> params = {};  // the op's parameters (Op::params); others keep their default
 };
 
 struct SweepSettings {

@@ -1,6 +1,8 @@
 #include "cli/sweep_options.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "core/errors.hpp"
 #include "record/manifest.hpp"
@@ -14,6 +16,7 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   sub->add_option("--variant", o->variants, "Only these variants (repeatable)");
   sub->add_option("--dtype", o->dtypes, "float32, float16, bfloat16 (repeatable)");
   sub->add_option("--shape", o->shapes, "N, RxC or MxNxK; 2^k allowed (repeatable)");
+  sub->add_option("--param", o->params, "An op parameter NAME=VALUE, e.g. eps=1e-6 (repeatable; see kbench list)");
   sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)");
   sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   if (!timing) return o;
@@ -26,6 +29,27 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   return o;
 }
 
+namespace {
+
+// "eps=1e-6" -> {"eps", 1e-6}; UsageError when it is not NAME=NUMBER.
+std::pair<std::string, double> parse_param(const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string name = eq == std::string::npos ? "" : text.substr(0, eq);
+  const std::string value = eq == std::string::npos ? "" : text.substr(eq + 1);
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (name.empty() || value.empty() || used != value.size())
+    throw UsageError("--param expects NAME=NUMBER (e.g. eps=1e-6), got '" + text + "'");
+  return {name, v};
+}
+
+}  // namespace
+
 SweepSettings resolve_sweep_settings(const SweepOptions& o) {
   SweepSettings s;
   std::string config = o.config;
@@ -36,12 +60,14 @@ SweepSettings resolve_sweep_settings(const SweepOptions& o) {
   for (const auto& d : o.dtypes) dtypes.push_back(parse_dtype(d));
   std::vector<std::vector<std::int64_t>> shapes;
   for (const auto& sh : o.shapes) shapes.push_back(parse_shape(sh));
+  std::map<std::string, double> params;
+  for (const auto& p : o.params) params.insert(parse_param(p));
 
   if (config.empty()) {  // cases from the flags alone
     if (shapes.empty()) throw UsageError("--op without --config needs --shape");
     for (const auto& op : o.ops)
       s.cases.push_back(CaseSpec{op, dtypes.empty() ? std::vector<DType>(std::begin(kAllDTypes), std::end(kAllDTypes)) : dtypes,
-                                 shapes, o.variants});
+                                 shapes, o.variants, params});
   } else {
     std::vector<CaseSpec> kept;
     for (auto c : s.cases) {
@@ -49,6 +75,7 @@ SweepSettings resolve_sweep_settings(const SweepOptions& o) {
       if (!dtypes.empty()) c.dtypes = dtypes;
       if (!shapes.empty()) c.shapes = shapes;
       if (!o.variants.empty()) c.variants = o.variants;
+      for (const auto& [name, value] : params) c.params[name] = value;
       kept.push_back(std::move(c));
     }
     for (const auto& op : o.ops)

@@ -15,7 +15,7 @@ namespace kbench {
 
 struct SweepOptions {
   std::string config;
-  std::vector<std::string> ops, variants, dtypes, shapes;
+  std::vector<std::string> ops, variants, dtypes, shapes, params;
   std::string cache, timer;
   int visits = 0, samples = 0, device = 0;
   long long seed = -1;

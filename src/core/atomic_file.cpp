@@ -62,8 +62,10 @@ void sync_directory(const fs::path& dir) {
 
 bool write_file_atomically(const fs::path& target, const std::string& text, Overwrite mode) {
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const fs::path temp =
-      dir / ("." + target.filename().string() + "-" + std::to_string(::getpid()) + "-" + random_hex6() + ".partial");
+  std::string temp_name = ".";  // built by appending: GCC 12 warns falsely on "." + std::string
+  temp_name += target.filename().string();
+  temp_name += "-" + std::to_string(::getpid()) + "-" + random_hex6() + ".partial";
+  const fs::path temp = dir / temp_name;
   std::error_code ec;
   try {
     write_and_sync(temp, text);

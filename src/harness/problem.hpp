@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,9 +29,15 @@ struct Case {
   DType dtype = DType::f32;
   Shape shape;
   std::int64_t row_stride = 0;
+  // The op's parameters beyond dtype and shape (rmsnorm's eps, a backward's flags), by name:
+  // each op declares those it takes with their defaults (Op::params), and a case holds them all.
+  std::map<std::string, double> params = {};
+  // The parameter `name`; throws std::logic_error when the case does not hold it (a bug: the
+  // sweep and the tests fill every declared parameter).
+  double param(const std::string& name) const;
 };
 
-// "softmax float16 4096x4096"
+// "softmax float16 4096x4096", with its parameters if it has any: "... eps=1e-05"
 std::string case_label(const Case& c);
 
 // A tensor an op reads or writes: a 2-D row-major view (a 1-D tensor is one row).

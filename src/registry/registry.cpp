@@ -1,6 +1,7 @@
 #include "registry/registry.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/errors.hpp"
 
@@ -14,6 +15,38 @@ Variant make_variant(std::string op, std::string name, std::string summary,
   v.summary = std::move(summary);
   v.launch = std::move(launch);
   return v;
+}
+
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+Case make_case(const Op& op, DType dtype, const Shape& shape, const std::map<std::string, double>& given) {
+  if (shape.size() != op.shape_rank)
+    throw UsageError("op '" + op.name + "' takes " + std::to_string(op.shape_rank) + "-dimensional shapes, got '" +
+                     shape_string(shape) + "'");
+  Case c{op.name, dtype, shape, 0, {}};
+  for (const OpParam& p : op.params) c.params[p.name] = p.fallback;
+  for (const auto& [name, value] : given) {
+    const auto p = std::find_if(op.params.begin(), op.params.end(), [&](const OpParam& q) { return q.name == name; });
+    if (p == op.params.end()) {
+      std::string known;
+      for (const OpParam& q : op.params) known += (known.empty() ? "" : ", ") + q.name;
+      throw UsageError("op '" + op.name + "' takes no parameter '" + name + "'" +
+                       (known.empty() ? std::string(" (it takes none)") : " (it takes " + known + ")"));
+    }
+    if (!(value >= p->lo && value <= p->hi))  // also refuses NaN
+      throw UsageError("parameter '" + name + "' of op '" + op.name + "' must lie in [" + number(p->lo) + ", " +
+                       number(p->hi) + "] (" + p->what + "), got " + number(value));
+    c.params[name] = value;
+  }
+  return c;
 }
 
 void Registry::add_op(Op op) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,10 +16,24 @@
 
 namespace kbench {
 
+// A parameter an op takes beyond dtype and shape (Case::params).
+struct OpParam {
+  std::string name;
+  double fallback = 0;  // what a case gets when nothing sets it
+  double lo = 0, hi = 0;  // the accepted range, inclusive
+  std::string what;     // one line for --help and errors
+};
+
 struct Op : Problem {
   std::string summary;
   std::size_t shape_rank = 1;  // 1: [n]; 2: [rows, cols]; 3: [M, N, K]
+  std::vector<OpParam> params;
 };
+
+// The case of `op` at `dtype` and `shape`, every parameter of the op at its fallback unless
+// `given` sets it. UsageError (one line) for a shape of the wrong rank, a parameter the op
+// does not take, or a value outside its range.
+Case make_case(const Op& op, DType dtype, const Shape& shape, const std::map<std::string, double>& given = {});
 
 struct Variant : Launchable {
   std::string op;

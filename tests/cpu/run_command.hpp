@@ -28,7 +28,11 @@ inline std::string read_file(const std::filesystem::path& path) {
 }
 
 // Single-quoted for the shell (test paths hold no quotes).
-inline std::string shell_quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+inline std::string shell_quoted(const std::filesystem::path& path) {
+  std::string quoted = "'";  // appended, not "'" + string: GCC 12 warns falsely on that
+  quoted += path.string();
+  return quoted += "'";
+}
 
 inline int line_count(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
