@@ -62,9 +62,14 @@ void sync_directory(const fs::path& dir) {
 
 bool write_file_atomically(const fs::path& target, const std::string& text, Overwrite mode) {
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string temp_name = ".";  // built by appending: GCC 12 warns falsely on "." + std::string
+  // Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
+  std::string temp_name = ".";
   temp_name += target.filename().string();
-  temp_name += "-" + std::to_string(::getpid()) + "-" + random_hex6() + ".partial";
+  temp_name += '-';
+  temp_name += std::to_string(::getpid());
+  temp_name += '-';
+  temp_name += random_hex6();
+  temp_name += ".partial";
   const fs::path temp = dir / temp_name;
   std::error_code ec;
   try {
