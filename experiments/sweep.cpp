@@ -376,7 +376,7 @@ Result run_sweep(const SweepSettings& s, const std::vector<std::string>& argv) {
 
   std::map<std::string, std::vector<std::string>> op_sources;
   for (const auto& pc : plan) op_sources[pc.c.op] = registry().op(pc.c.op).sources;
-  result.manifest = manifest_block(op_sources);
+  result.manifest = manifest_block(op_sources, {"experiments/sweep"});
   const nlohmann::json load_after = query_gpu_load(gpu_id);
   result.load = {{"before", load_before}, {"after", load_after},
                  {"warnings", load_warnings(load_before, load_after, static_cast<int>(getpid()))}};
