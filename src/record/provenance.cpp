@@ -30,6 +30,12 @@ void add_comparison(json& git, const GitRepo& repo, const std::string& commit) {
   git["dirty"] = !c.changed.empty();
   git["changed"] = c.changed;
   if (c.changed.empty()) return;
+  if (!is_valid_utf8(c.diff)) {
+    // A source in another encoding: JSON cannot hold its diff as text, and an altered diff
+    // would rebuild other files than ran. Dirty without a diff, and the reason.
+    git["diff_error"] = "the diff is not UTF-8 text, so a JSON string cannot hold it";
+    return;
+  }
   git["diff"] = c.diff;
   git["diff_sha256"] = sha256_hex(c.diff);
 }

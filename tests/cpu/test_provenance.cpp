@@ -179,6 +179,24 @@ TEST(Provenance, FolderInsideAnotherRepositoryIsNotACheckout) {
   EXPECT_TRUE(git["dirty"]);
 }
 
+// JSON strings hold UTF-8 only; a diff of a file in another encoding is left out, with the
+// reason, rather than stop the run when its result is written.
+TEST(Provenance, DiffThatIsNotUtf8IsLeftOutWithTheReason) {
+  EXPECT_TRUE(is_valid_utf8("plain, \xC2\xB5s, \xE2\x80\xAF, \xF0\x9F\x99\x82"));
+  for (const char* bad : {"\xB5", "caf\xE9 ", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x80"})
+    EXPECT_FALSE(is_valid_utf8(bad)) << bad;
+  test::GitFixture repo;
+  repo.write("kernels/a.cu", "// caf\xC3\xA9\n");
+  repo.commit();
+  repo.write("kernels/a.cu", "// caf\xE9 (latin-1)\n");
+  const json git = git_of(repo.path());
+  EXPECT_TRUE(git["dirty"]);
+  EXPECT_EQ(git["changed"], json({"kernels/a.cu"}));
+  EXPECT_FALSE(git.contains("diff"));
+  EXPECT_NE(git.value("diff_error", "").find("not UTF-8"), std::string::npos) << git;
+  EXPECT_NO_THROW(git.dump());
+}
+
 TEST(Provenance, TimeIsIso8601Utc) {
   const std::string now = utc_now();
   EXPECT_EQ(now.size(), 20u) << now;
