@@ -144,19 +144,22 @@ TreeComparison compare_worktree(const GitRepo& repo, const std::string& commit,
   if (!listed.ok) return failed(listed.error);
   const std::vector<std::string> names = split_nul(listed.out);
   const std::set<std::string> in_commit(names.begin(), names.end());
-  std::vector<std::string> add = {"add", "-A", "--"};
+  std::vector<std::string> present;
   for (const std::string& path : scope) {
     std::error_code ec;
     if (in_commit.count(path) || fs::exists(fs::symlink_status(repo.root() / path, ec)))
-      add.push_back(path);
+      present.push_back(path);
   }
 
   ScratchDir scratch("index");
   const std::map<std::string, std::string> env = {
       {"GIT_INDEX_FILE", (scratch.path() / "index").string()}};
   if (const GitReply r = repo.run({"read-tree", *full}, env); !r.ok) return failed(r.error);
-  if (add.size() > 3)
+  if (!present.empty()) {
+    std::vector<std::string> add = {"add", "-A", "--"};
+    add.insert(add.end(), present.begin(), present.end());
     if (const GitReply r = repo.run(add, env); !r.ok) return failed(r.error);
+  }
   const GitReply names_changed =
       repo.run(with_scope({"diff-index", "--cached", "--no-renames", "-z", "--name-only"}), env);
   if (!names_changed.ok) return failed(names_changed.error);

@@ -24,7 +24,7 @@ class GitRepo {
  public:
   explicit GitRepo(std::filesystem::path root);
 
-  // git -C <root> --no-optional-locks <args>, with `env` added to the environment and stdin
+  // git --no-optional-locks <args> run in <root>, with `env` added to the environment and stdin
   // read from `stdin_file` (empty: /dev/null).
   GitReply run(const std::vector<std::string>& args,
                const std::map<std::string, std::string>& env = {},
