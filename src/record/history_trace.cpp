@@ -46,10 +46,11 @@ TraceVerdict HistoryTracer::trace(const nlohmann::json& git,
     return problem("its measured files differ from the current tree and it records no commit "
                    "(meta.git.commit) to trace them through",
                    "re-measure");
-  if (!checkout_) return untraceable("not a git checkout");
+  if (!checkout_) return untraceable("this tree is not a git checkout");
   const auto full = repo_.resolve_commit(commit);
   if (!full) {
-    if (shallow_) return untraceable("this shallow clone lacks their commits (git fetch --unshallow)");
+    if (shallow_)
+      return untraceable("this shallow clone lacks their commits; git fetch --unshallow gets them");
     return problem("its measured files differ from the current tree, and its commit " + commit +
                        " is not in this repository's history",
                    "fetch that commit, or re-measure");

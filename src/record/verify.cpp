@@ -218,8 +218,8 @@ std::string untraced_note(const std::map<std::string, int>& untraced) {
     why += (why.empty() ? "" : "; ") + reason;
   }
   return "verify: " + std::to_string(count) + " result" + (count == 1 ? "" : "s") +
-         " cannot be traced through history (" + why +
-         "): their measured files differ from the current tree and were not checked; every other "
+         " cannot be traced through history: " + why +
+         ". Their measured files differ from the current tree and were not checked; every other "
          "check ran";
 }
 

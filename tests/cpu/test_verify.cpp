@@ -253,8 +253,8 @@ TEST(Verify, WithoutHistoryOneLineNamesTheUntraceableAndCurrentResultsAreStillCh
   EXPECT_EQ(report.result_files, 2);
   EXPECT_TRUE(report.problems.empty()) << all_problems(report);
   ASSERT_EQ(report.notes.size(), 1u);
-  EXPECT_NE(report.notes[0].find("1 result cannot be traced through history (not a git "
-                                 "checkout)"),
+  EXPECT_NE(report.notes[0].find("1 result cannot be traced through history: this tree is not "
+                                 "a git checkout."),
             std::string::npos)
       << report.notes[0];
 
@@ -310,7 +310,8 @@ TEST(VerifyCommand, UntraceableLineIsPrintedButIsNotAFailure) {
   f.drop_history();
   std::string out;
   EXPECT_EQ(run_kbench("verify --root '" + f.tree.path().string() + "'", &out), 0) << out;
-  EXPECT_NE(out.find("verify: 1 result cannot be traced through history (not a git checkout)"),
+  EXPECT_NE(out.find("verify: 1 result cannot be traced through history: this tree is not a git "
+                     "checkout."),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("verify: 1 result files, 0 problems"), std::string::npos) << out;
