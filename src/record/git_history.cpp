@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/errors.hpp"
 #include "core/scratch_dir.hpp"
 #include "core/subprocess.hpp"
 #include "core/text.hpp"
@@ -151,9 +152,14 @@ TreeComparison compare_worktree(const GitRepo& repo, const std::string& commit,
       present.push_back(path);
   }
 
-  ScratchDir scratch("index");
+  std::optional<ScratchDir> scratch;
+  try {
+    scratch.emplace("index");
+  } catch (const UsageError& e) {  // no temporary folder: not compared, never a failed run
+    return failed(e.what());
+  }
   const std::map<std::string, std::string> env = {
-      {"GIT_INDEX_FILE", (scratch.path() / "index").string()}};
+      {"GIT_INDEX_FILE", (scratch->path() / "index").string()}};
   if (const GitReply r = repo.run({"read-tree", *full}, env); !r.ok) return failed(r.error);
   if (!present.empty()) {
     std::vector<std::string> add = {"add", "-A", "--"};
