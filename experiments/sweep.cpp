@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/errors.hpp"
-#include "harness/stats.hpp"
+#include "core/stats.hpp"
 #include "kernels/all_ops.hpp"
 
 namespace kbench {

@@ -4,7 +4,19 @@
 # is appended to $OUT/session.log as soon as the step ends (the device tool brings back at most
 # 8 files, and a call that runs out of time loses only the step it was in). Prints a short
 # summary last.
-#   OUT=/tmp/out scripts/gpu_session.sh configs/foundation.json [more configs...]
+#
+# Two steps, so that results on the GPU machine record their commit and an exact diff:
+#   1. here, before each device call:   scripts/gpu_session.sh --prepare
+#      writes .kbench-git-commit (git rev-parse HEAD) and .kbench-git.bundle (git bundle create
+#      of HEAD), both git-ignored: name them in the device call's carried paths.
+#   2. there:   OUT=/tmp/out scripts/gpu_session.sh configs/foundation.json [more configs...]
+#      The GPU machine gets a copy of the working tree whose .git is a stale snapshot from the
+#      start of the session (or none), without the current commit's objects. When the bundle is
+#      there, the run first fetches it into the tree's git (git init when there is no .git), so
+#      that provenance (src/record/provenance.cpp) can compare the tree with the marker's commit
+#      and record an exact diff of anything uncommitted; without it, results name the commit but
+#      record compare_error and dirty: true.
+#
 # The sweeps come before the tests because they are what must come from one GPU and they check
 # every variant against the oracle before timing it anyway; a session that ran out of time in
 # its sweeps, after 3 minutes of tests, brought back neither.
@@ -16,6 +28,22 @@
 # one call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+marker=.kbench-git-commit
+bundle=.kbench-git.bundle
+
+# Step 1: the commit and its history, for a copy of this tree (written beside, then renamed).
+if [ "${1:-}" = --prepare ]; then
+  set -e
+  trap 'rm -f "$marker.tmp" "$bundle.tmp"' EXIT
+  git rev-parse --verify HEAD >"$marker.tmp"
+  git bundle create -q "$bundle.tmp" HEAD
+  mv "$marker.tmp" "$marker"
+  mv "$bundle.tmp" "$bundle"
+  echo "prepared: $marker $(cut -c1-12 "$marker"), $bundle $(du -h "$bundle" | cut -f1);" \
+    "carry both into the device call"
+  exit 0
+fi
+
 OUT=${OUT:?set OUT to a folder for logs and results}
 mkdir -p "$OUT/results"
 SESSION_LOG="$OUT/session.log"
@@ -36,9 +64,18 @@ step() {
   return $rc
 }
 
+# Step 2 begins: the marker's commit into this copy's git, kept under a ref of its own (no
+# branch moves; gc and maintenance off, so that nothing is pruned or repacked mid-session).
+bundle_state=absent
+if [ -f "$bundle" ]; then
+  { [ -e .git ] || git init -q; } &&
+    git -c gc.auto=0 -c maintenance.auto=false fetch -q "$bundle" "+HEAD:refs/kbench/marker" &&
+    bundle_state=fetched || bundle_state="fetch failed"
+fi
 # What the results will record as their commit (src/record/provenance.cpp).
-echo "tree: $(git rev-parse --short HEAD 2>/dev/null), marker $(cat .kbench-git-commit 2>/dev/null | cut -c1-12)," \
-  "$(git status --porcelain -- . ':(exclude)results' ':(exclude)archive' 2>/dev/null | wc -l) changed paths"
+echo "tree: git HEAD $(git rev-parse --short HEAD 2>/dev/null || echo none)," \
+  "marker $(cut -c1-12 "$marker" 2>/dev/null || echo none), bundle $bundle_state," \
+  "marker commit $(git cat-file -e "$(cat "$marker" 2>/dev/null)^{commit}" 2>/dev/null && echo present || echo missing)"
 
 configure_and_build() {
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a &&

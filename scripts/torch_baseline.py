@@ -806,35 +806,156 @@ def lf_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes().replace(b"\r\n", b"\n")).hexdigest()
 
 
-def git_provenance() -> dict:
-    """As kbench's provenance (src/record/provenance.cpp): git if the tree has it; the commit
-    named in .kbench-git-commit when there is no git, or when git sees a dirty tree at another
-    commit (a copy of a newer tree over an older .git), keeping git's view as git_head."""
-    def git(*args):
-        done = subprocess.run(["git", "-C", str(REPO_ROOT), "--no-optional-locks", *args],
-                              capture_output=True, text=True)
-        return done.stdout if done.returncode == 0 else None
-    marker = None
-    marker_file = REPO_ROOT / ".kbench-git-commit"
-    if marker_file.is_file():
-        lines = marker_file.read_text(encoding="utf-8").splitlines()
-        if lines and lines[0].strip():
-            marker = lines[0].strip()
+# The manifest's scope, as kSourceScope in src/record/manifest.hpp, plus this script: the
+# sources whose difference from the commit provenance records (docs/schema.md, "meta.git").
+SOURCE_SCOPE = ("src", "kernels", "experiments", "cmake", "CMakeLists.txt", "CMakePresets.json",
+                "tests/CMakeLists.txt", SCRIPT_MANIFEST_NAME)
+GIT_TIMEOUT_S = 120
+
+
+class CompareError(Exception):
+    """The tree could not be compared with the commit; the message says why."""
+
+
+def _git(root: Path, *args, env=None) -> bytes:
+    """git --no-optional-locks ARGS in root (argument vector, no shell); its stdout, or
+    CompareError with the first line it said."""
+    environment = {**os.environ, "GIT_LITERAL_PATHSPECS": "1", **(env or {})}
     try:
-        head = git("rev-parse", "HEAD")
+        done = subprocess.run(["git", "--no-optional-locks", *args], cwd=root, env=environment,
+                              capture_output=True, timeout=GIT_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CompareError(f"git {args[0]} could not run: {e}") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise CompareError(said[0] if said else f"git {args[0]} failed")
+    return done.stdout
+
+
+def _resolve_commit(root: Path, rev: str):
+    if not rev or rev.startswith("-"):
+        return None
+    try:
+        return _git(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}").decode().strip()
+    except CompareError:
+        return None
+
+
+def _is_checkout(root: Path) -> bool:
+    try:
+        top = _git(root, "rev-parse", "--show-toplevel").decode("utf-8", "replace").strip()
+    except CompareError:
+        return False
+    return Path(top).resolve() == root.resolve()
+
+
+def compare_worktree(root: Path, commit: str) -> dict:
+    """As compare_worktree in src/record/git_history.cpp: the scope of the working tree against
+    the commit in a temporary index (read-tree, add -A, diff-index), never the real one.
+    Returns {"changed": [...], "diff": str}; raises CompareError."""
+    full = _resolve_commit(root, commit)
+    if not full:
+        raise CompareError(f"commit {commit} is not in this repository")
+    listed = _git(root, "ls-tree", "-z", "--name-only", full, "--", *SOURCE_SCOPE)
+    in_commit = set(listed.decode("utf-8", "surrogateescape").split("\0"))
+    present = [p for p in SOURCE_SCOPE if p in in_commit or os.path.lexists(root / p)]
+    with tempfile.TemporaryDirectory(prefix="kbench-index-") as scratch:
+        env = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
+        _git(root, "read-tree", full, env=env)
+        if present:
+            _git(root, "add", "-A", "--", *present, env=env)
+        diff_index = ("diff-index", "--cached", "--no-renames")
+        names = _git(root, *diff_index, "-z", "--name-only", full, "--", *SOURCE_SCOPE, env=env)
+        changed = [n for n in names.decode("utf-8", "surrogateescape").split("\0") if n]
+        diff = b""
+        if changed:
+            diff = _git(root, *diff_index, "-p", "--binary", "--full-index", full, "--",
+                        *SOURCE_SCOPE, env=env)
+    return {"changed": changed, "diff": diff}
+
+
+def marker_commit(root: Path):
+    marker_file = root / ".kbench-git-commit"
+    if marker_file.is_file():
+        lines = marker_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        if lines and lines[0].strip():
+            return lines[0].strip()
+    return None
+
+
+def _add_comparison(git: dict, root: Path, commit: str) -> None:
+    try:
+        c = compare_worktree(root, commit)
+    except CompareError as e:
+        git.update({"dirty": True, "compare_error": str(e)})  # not compared is not clean
+        return
+    git.update({"dirty": bool(c["changed"]), "changed": c["changed"]})
+    if not c["changed"]:
+        return
+    try:
+        diff = c["diff"].decode("utf-8")
+    except UnicodeDecodeError:
+        git["diff_error"] = "the diff is not UTF-8 text, so a JSON string cannot hold it"
+        return
+    git.update({"diff": diff, "diff_sha256": hashlib.sha256(c["diff"]).hexdigest()})
+
+
+def git_provenance(root: Path = REPO_ROOT) -> dict:
+    """As kbench's provenance (src/record/provenance.cpp; docs/schema.md, "meta.git"): the base
+    commit is the marker's (.kbench-git-commit) when git has no HEAD or the marker differs
+    from it, else HEAD; the scope is compared with it in a temporary index, dirty is false only
+    when that comparison found nothing, and a dirty tree records its diff."""
+    checkout = _is_checkout(root)
+    head = _resolve_commit(root, "HEAD") if checkout else None
+    marker = marker_commit(root)
+    marked = (_resolve_commit(root, marker) or marker) if marker else None
+    if marker and (not head or marked != head):
+        git = {"commit": marked, "source": ".kbench-git-commit"}
         if head:
-            status = git("status", "--porcelain", "--", ".", ":(exclude)results",
-                         ":(exclude)archive")
-            dirty = status is None or bool(status.strip())
-            if dirty and marker and marker != head.strip():
-                return {"commit": marker, "dirty": False, "source": ".kbench-git-commit",
-                        "git_head": head.strip(), "git_dirty": True}
-            return {"commit": head.strip(), "dirty": dirty, "source": "git"}
-    except OSError:
-        pass
-    if marker:
-        return {"commit": marker, "dirty": False, "source": ".kbench-git-commit"}
-    return {"commit": "unknown", "dirty": False, "source": "none"}
+            at_head = {}
+            _add_comparison(at_head, root, head)
+            git.update({"git_head": head, "git_dirty": at_head["dirty"]})
+    elif head:
+        git = {"commit": head, "source": "git"}
+    else:
+        why = "git has no HEAD commit" if checkout else "not a git checkout"
+        return {"commit": "unknown", "dirty": True, "source": "none",
+                "compare_error": f"{why} and there is no .kbench-git-commit"}
+    if not checkout:
+        git.update({"dirty": True, "compare_error":
+                    "not a git checkout: the tree cannot be compared with the commit"})
+        return git
+    _add_comparison(git, root, git["commit"])
+    return git
+
+
+def file_records_digest(path: Path) -> str:
+    """records_digest of a result file's records, recomputed (its own integrity is not read)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return records_digest(json.load(f)["records"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"cannot take the records digest of {path}: {e!r}") from None
+
+
+def _canonical_number(x) -> str:
+    return "null" if x is None or not math.isfinite(x) else "%.17g" % x
+
+
+def records_digest(records: list) -> str:
+    """SHA-256 of the records' canonical text (docs/schema.md, "Integrity"), as kbench's
+    records_digest (src/record/result.cpp): one tab-separated line per record."""
+    lines = []
+    for r in records:
+        fields = [r["op"], r["variant"], "1" if r["baseline"] else "0", r["dtype"],
+                  "x".join(str(d) for d in r["shape"]), r["cache"], r["timer"],
+                  ",".join(_canonical_number(x) for x in r["samples_us"]),
+                  ",".join(str(v) for v in r.get("sample_visits", [])),
+                  *(_canonical_number(r[k]) for k in ("median_us", "q1_us", "q3_us", "min_us",
+                                                       "bytes", "flops", "gbps")),
+                  "1" if r["check"]["passed"] else "0"]
+        lines.append("\t".join(fields) + "\n")
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
 
 
 def utc_now() -> datetime.datetime:
@@ -890,7 +1011,8 @@ class OneLineParser(argparse.ArgumentParser):
 def parse_args(argv):
     parser = OneLineParser(prog=PROG, description="Time kbench's ops with PyTorch (eager, "
                            "F.rms_norm, torch.compile) and write a kbench schema v1 result.")
-    parser.add_argument("--config", required=True, help="sweep config (configs/*.json)")
+    parser.add_argument("--config", help="sweep config (configs/*.json); required unless "
+                        "--records-digest")
     parser.add_argument("--out", help="folder for the result file (required unless --dry-run)")
     parser.add_argument("--ops", nargs="+", help="only these ops")
     parser.add_argument("--dtype", nargs="+", choices=DTYPES, help="only these dtypes")
@@ -902,7 +1024,14 @@ def parse_args(argv):
     parser.add_argument("--device", type=int, default=0, help="CUDA device index")
     parser.add_argument("--dry-run", action="store_true",
                         help="list the cases that would be timed, without importing torch")
+    parser.add_argument("--records-digest", metavar="RESULT",
+                        help="print the integrity digest of a result file's records "
+                        "(docs/schema.md) and exit; needs no torch")
     args = parser.parse_args(argv)
+    if args.records_digest:
+        return args
+    if not args.config:
+        raise UsageError("--config is required (the sweep config to time)")
     if not args.dry_run and not args.out:
         raise UsageError("--out is required (the folder for the result file)")
     return args
@@ -1000,6 +1129,7 @@ def measure(plan: Plan, args, argv: list) -> Path:
             "measured": {op: [SCRIPT_MANIFEST_NAME] for op in ops},
         },
         "records": records,
+        "integrity": {"algorithm": "sha256", "records": records_digest(records)},
     }
     return write_atomically(result, Path(args.out), plan.experiment)
 
@@ -1007,6 +1137,9 @@ def measure(plan: Plan, args, argv: list) -> Path:
 def main(argv: list) -> int:
     try:
         args = parse_args(argv[1:])
+        if args.records_digest:
+            print(file_records_digest(Path(args.records_digest)))
+            return 0
         plan = load_plan(args)
         if not args.dry_run:
             require_torch(args.device)  # before the notes: no torch must be one line

@@ -1,5 +1,6 @@
 // kbench verify [--root DIR] [--results DIR...]: checks saved results against the sources
-// they measured and the figures quoted in the docs against saved results (record/verify.hpp).
+// they measured, in the tree or in git's history, and the figures quoted in the docs against
+// saved results (record/verify.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,8 +21,9 @@ void add_verify_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
       "verify",
-      "Check that saved results match the sources they measured and that quoted figures match "
-      "saved results; exit 0 when clean, 1 when problems were found");
+      "Check that saved results match the sources they measured (in the tree or in git's "
+      "history) and that quoted figures match saved results; exit 0 when clean, 1 when "
+      "problems were found");
   sub->add_option("--root", options->root, "Source tree to check (default: this binary's tree)")
       ->check(CLI::ExistingDirectory);
   sub->add_option("--results", options->result_dirs,
@@ -37,6 +39,7 @@ void add_verify_command(CLI::App& app) {
     const VerifyReport report = verify_tree(verify);
     for (const VerifyProblem& problem : report.problems)
       std::printf("%s\n", format_problem(problem).c_str());
+    for (const std::string& note : report.notes) std::printf("%s\n", note.c_str());
     std::printf("verify: %d result files, %zu problems\n", report.result_files,
                 report.problems.size());
     if (!report.problems.empty())

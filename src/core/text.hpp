@@ -13,6 +13,10 @@ std::string trim(std::string_view s);
 // "20260131T120000Z" (for file names).
 std::string utc_now(bool compact = false);
 
+// True when `s` is well-formed UTF-8 (what a JSON string can hold; nlohmann refuses to write
+// anything else).
+bool is_valid_utf8(std::string_view s);
+
 // Six random lower-case hex digits (not reproducible: for names that must not collide).
 std::string random_hex6();
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "harness/stats.hpp"
+#include "core/stats.hpp"
 #include "harness/timers.hpp"
 
 namespace kbench {

@@ -1,7 +1,7 @@
 #include "harness/units.hpp"
 
 #include "harness/schedule.hpp"
-#include "harness/stats.hpp"
+#include "core/stats.hpp"
 
 namespace kbench {
 

@@ -74,8 +74,12 @@ std::vector<std::string> tree_differences(const fs::path& root) {
   return differences;
 }
 
-nlohmann::json manifest_block(const std::map<std::string, std::vector<std::string>>& op_source_prefixes,
-                              const std::vector<std::string>& experiment_sources) {
+nlohmann::json manifest_block(
+    const std::map<std::string, std::vector<std::string>>& op_source_prefixes,
+    const std::vector<std::string>& experiment_sources) {
+  std::vector<std::string> always = kBuildSourcePrefixes;
+  always.insert(always.end(), kHarnessSourcePrefixes.begin(), kHarnessSourcePrefixes.end());
+  always.insert(always.end(), experiment_sources.begin(), experiment_sources.end());
   const auto& files = build_manifest();
   nlohmann::json measured = nlohmann::json::object();
   for (const auto& [op, prefixes] : op_source_prefixes) {
@@ -83,8 +87,7 @@ nlohmann::json manifest_block(const std::map<std::string, std::vector<std::strin
     for (const auto& [path, hex] : files) {
       auto starts = [&](const std::string& prefix) { return path.starts_with(prefix); };
       if (std::any_of(prefixes.begin(), prefixes.end(), starts) ||
-          std::any_of(kHarnessSourcePrefixes.begin(), kHarnessSourcePrefixes.end(), starts) ||
-          std::any_of(experiment_sources.begin(), experiment_sources.end(), starts))
+          std::any_of(always.begin(), always.end(), starts))
         paths.push_back(path);
     }
     measured[op] = paths;

@@ -26,17 +26,27 @@ std::filesystem::path source_root();
 // and experiments/. Empty when the binary was built from exactly this tree.
 std::vector<std::string> tree_differences(const std::filesystem::path& root);
 
-// The files every op's timing depends on, whatever the op: the build files (compiler flags
-// change numbers), the harness, core, device and registry code.
-inline const std::vector<std::string> kHarnessSourcePrefixes = {
-    "CMakeLists.txt", "CMakePresets.json", "cmake/", "src/harness/", "src/core/", "src/device/", "src/registry/"};
+// The manifest's scope: the folders and files whose every file goes into the binary
+// (cmake/Manifest.cmake hashes them). Provenance compares the same scope with the commit.
+inline const std::vector<std::string> kSourceScope = {
+    "src", "kernels", "experiments", "cmake", "CMakeLists.txt", "CMakePresets.json",
+    "tests/CMakeLists.txt"};
+
+// The files every op's timing depends on, whatever the op and the experiment: how it is
+// built (flags, architectures) and the harness, core, device and registry code.
+inline const std::vector<std::string> kBuildSourcePrefixes = {"CMakeLists.txt",
+                                                              "CMakePresets.json", "cmake/"};
+inline const std::vector<std::string> kHarnessSourcePrefixes = {"src/harness/", "src/core/",
+                                                                "src/device/", "src/registry/"};
 
 // The "manifest" block of a result: {"algorithm": "sha256", "files": build_manifest(),
-// "measured": {op: [manifest paths starting with one of its prefixes, a harness prefix or one
-// of the experiment's own source prefixes]}}. `measured` is what verify holds a result to;
-// pass every op that has records.
-nlohmann::json manifest_block(const std::map<std::string, std::vector<std::string>>& op_source_prefixes,
-                              const std::vector<std::string>& experiment_sources);
+// "measured": {op: [manifest paths starting with one of its prefixes, a build or harness
+// prefix, or one of `experiment_sources`]}}. `experiment_sources` are the prefixes of the
+// experiment that ran (its loop and analysis shape every number, e.g. {"experiments/sweep"}).
+// `measured` is what verify holds a result to; pass every op that has records.
+nlohmann::json manifest_block(
+    const std::map<std::string, std::vector<std::string>>& op_source_prefixes,
+    const std::vector<std::string>& experiment_sources);
 
 // True for paths the manifest leaves out: hidden files and folders (editor swap files, .git).
 bool is_ignored_source_path(const std::filesystem::path& relative);

@@ -1,37 +1,17 @@
 #include "record/provenance.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
-#include <optional>
 
 #include "core/text.hpp"
+#include "record/git_history.hpp"
+#include "record/sha256.hpp"
 
 namespace kbench {
 namespace {
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs a git command in `root`; its stdout, or nothing if git is missing or fails.
-std::optional<std::string> git_output(const std::filesystem::path& root, const std::string& args) {
-  const std::string command =
-      "git -C " + shell_quote(root.string()) + " --no-optional-locks " + args + " 2>/dev/null";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return std::nullopt;
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return out;
-}
+using nlohmann::json;
 
 std::string hostname() {
   char buf[256] = {};
@@ -39,9 +19,61 @@ std::string hostname() {
   return buf;
 }
 
+// dirty, changed, diff and diff_sha256 (or compare_error) of the tree against `commit`.
+void add_comparison(json& git, const GitRepo& repo, const std::string& commit) {
+  const TreeComparison c = compare_worktree(repo, commit, kSourceScope);
+  if (!c.error.empty()) {
+    git["dirty"] = true;  // not compared is not clean
+    git["compare_error"] = c.error;
+    return;
+  }
+  git["dirty"] = !c.changed.empty();
+  git["changed"] = c.changed;
+  if (c.changed.empty()) return;
+  if (!is_valid_utf8(c.diff)) {
+    // A source in another encoding: JSON cannot hold its diff as text, and an altered diff
+    // would rebuild other files than ran. Dirty without a diff, and the reason.
+    git["diff_error"] = "the diff is not UTF-8 text, so a JSON string cannot hold it";
+    return;
+  }
+  git["diff"] = c.diff;
+  git["diff_sha256"] = sha256_hex(c.diff);
+}
+
+json git_block(const std::filesystem::path& root) {
+  const GitRepo repo(root);
+  const bool checkout = repo.is_checkout();
+  const auto head = checkout ? repo.resolve_commit("HEAD") : std::nullopt;
+  const auto marker = marker_commit(root);
+  // The marker names the commit as written; where this repository has it, as its full hex.
+  const auto marked = marker ? repo.resolve_commit(*marker).value_or(*marker) : std::string();
+  json git;
+  if (marker && (!head || marked != *head)) {
+    git = {{"commit", marked}, {"source", ".kbench-git-commit"}};
+    if (head) {
+      // What git alone would have said, kept beside the marker's view.
+      const TreeComparison at_head = compare_worktree(repo, *head, kSourceScope);
+      git["git_head"] = *head;
+      git["git_dirty"] = !at_head.error.empty() || !at_head.changed.empty();
+    }
+  } else if (head) {
+    git = {{"commit", *head}, {"source", "git"}};
+  } else {
+    return {{"commit", "unknown"}, {"dirty", true}, {"source", "none"},
+            {"compare_error", checkout ? "git has no HEAD commit and there is no .kbench-git-commit"
+                                       : "not a git checkout and there is no .kbench-git-commit"}};
+  }
+  if (!checkout) {
+    git["dirty"] = true;
+    git["compare_error"] = "not a git checkout: the tree cannot be compared with the commit";
+    return git;
+  }
+  add_comparison(git, repo, git["commit"].get<std::string>());
+  return git;
+}
+
 }  // namespace
 
-// The commit named by .kbench-git-commit's first line, if the file says one.
 std::optional<std::string> marker_commit(const std::filesystem::path& root) {
   std::ifstream file(root / ".kbench-git-commit");
   std::string line;
@@ -49,26 +81,8 @@ std::optional<std::string> marker_commit(const std::filesystem::path& root) {
   return std::nullopt;
 }
 
-nlohmann::json provenance(const std::filesystem::path& root) {
-  nlohmann::json git = {{"commit", "unknown"}, {"dirty", false}, {"source", "none"}};
-  const auto marker = marker_commit(root);
-  if (auto head = git_output(root, "rev-parse HEAD")) {
-    // results/ and archive/ are outputs, not sources: a new result must not make the tree dirty.
-    auto status =
-        git_output(root, "status --porcelain -- . ':(exclude)results' ':(exclude)archive'");
-    const bool dirty = !status || !trim(*status).empty();
-    git = {{"commit", trim(*head)}, {"dirty", dirty}, {"source", "git"}};
-    // A copy of a newer tree over an older .git (the GPU machine's copy of a checkout) reads as
-    // dirty at the old commit; the marker, written when the copy was made, names the commit
-    // the files are at. A clean tree is its own proof and wins over any marker. Both views are
-    // kept, and the manifest's hashes settle which files were measured.
-    if (dirty && marker && *marker != trim(*head))
-      git = {{"commit", *marker}, {"dirty", false}, {"source", ".kbench-git-commit"},
-             {"git_head", trim(*head)}, {"git_dirty", true}};
-  } else if (marker) {
-    git = {{"commit", *marker}, {"dirty", false}, {"source", ".kbench-git-commit"}};
-  }
-  return {{"host", hostname()}, {"git", git}};
+json provenance(const std::filesystem::path& root) {
+  return {{"host", hostname()}, {"git", git_block(root)}};
 }
 
 }  // namespace kbench

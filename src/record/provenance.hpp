@@ -1,20 +1,27 @@
-// Where a run came from: the host and the git commit of the source tree. The manifest is the
-// exact record of the sources; the commit is what lets a person check them out again.
+// Where a run came from: the host, the commit its sources are at and, when the tree was not
+// exactly that commit, the diff from it. The repository's history plus that diff is the store
+// of measured sources: `kbench verify` rebuilds a result's files from them.
 #pragma once
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "record/manifest.hpp"
 
 namespace kbench {
 
-// {"host": hostname, "git": {"commit": hex or "unknown", "dirty": bool, "source": how}}.
-// `source` is "git" (asked git in `root`), ".kbench-git-commit" (a copy of the tree without
-// .git, e.g. on the GPU machine, whose first line names the commit; dirty is then unknown and
-// written as false) or "none" (commit "unknown"). Git runs read-only (--no-optional-locks):
-// a status killed mid-run must not leave .git/index.lock behind.
+// {"host": hostname, "git": {...}}; docs/schema.md lists the git fields. In short: the base
+// commit is the one .kbench-git-commit names (a copy of the tree over an older or no .git, as
+// on the GPU machine) when git has no HEAD or the marker differs from it, else HEAD. The
+// manifest's scope of the working tree is compared with it through a temporary index (the
+// repository's own is never touched); `dirty` is false only when that comparison was made and
+// found no difference, and a dirty tree records the diff. results/ and archive/ are outputs,
+// outside the scope.
 nlohmann::json provenance(const std::filesystem::path& root = source_root());
+
+// The commit named by .kbench-git-commit's first line, if the file says one.
+std::optional<std::string> marker_commit(const std::filesystem::path& root);
 
 }  // namespace kbench

@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "core/text.hpp"
+#include "record/sha256.hpp"
 
 namespace kbench {
 namespace {
@@ -130,7 +131,46 @@ Record record_at(const json& j, const std::string& index) {
   return r;
 }
 
+// "%.17g" (enough digits to read back the same double), "null" for NaN and infinities: the
+// same text as Python's "%.17g" % x, so that both tools hash the same bytes.
+std::string canonical_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+template <class T, class Format>
+std::string joined(const std::vector<T>& values, const char* separator, Format format) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += separator;
+    out += format(values[i]);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string records_canonical_text(const std::vector<Record>& records) {
+  const auto integer = [](auto v) { return std::to_string(v); };
+  std::string text;
+  for (const Record& r : records) {
+    const std::vector<std::string> fields = {
+        r.op, r.variant, r.baseline ? "1" : "0", r.dtype, joined(r.shape, "x", integer),
+        r.cache, r.timer, joined(r.samples_us, ",", canonical_number),
+        joined(r.sample_visits, ",", integer), canonical_number(r.median_us),
+        canonical_number(r.q1_us), canonical_number(r.q3_us), canonical_number(r.min_us),
+        canonical_number(r.bytes), canonical_number(r.flops), canonical_number(r.gbps),
+        r.check.passed ? "1" : "0"};
+    text += joined(fields, "\t", [](const std::string& f) { return f; }) + "\n";
+  }
+  return text;
+}
+
+std::string records_digest(const std::vector<Record>& records) {
+  return sha256_hex(records_canonical_text(records));
+}
 
 json to_json(const Record& r) {
   json check = {
@@ -167,6 +207,7 @@ json to_json(const Result& r) {
             {"device", r.device},     {"warmup", r.warmup},         {"load", r.load},
             {"manifest", r.manifest}, {"records", records}};
   if (!r.extra.empty()) j["extra"] = r.extra;
+  j["integrity"] = {{"algorithm", "sha256"}, {"records", records_digest(r.records)}};
   return j;
 }
 
@@ -186,6 +227,12 @@ Result result_from_json(const json& j) {
   r.load = f.object("load");
   r.manifest = f.object("manifest");
   if (j.contains("extra")) r.extra = f.object("extra");
+  if (j.contains("integrity")) {
+    const FieldReader integrity = f.nested("integrity");
+    if (integrity.string("algorithm") != "sha256")
+      integrity.fail("algorithm", "must be \"sha256\"");
+    r.recorded_digest = integrity.string("records");
+  }
   const json& records = f.array("records");
   for (std::size_t i = 0; i < records.size(); ++i)
     r.records.push_back(record_at(records[i], "record " + std::to_string(i)));

@@ -50,9 +50,19 @@ struct Result {
   nlohmann::json manifest = nlohmann::json::object();  // algorithm, files, measured
   nlohmann::json extra = nlohmann::json::object();     // experiment-specific blocks (kept verbatim)
   std::vector<Record> records;
+  // integrity.records as read from a file; empty for files from before it. Writing always
+  // puts a fresh digest of `records`, so this is what verify compares that digest with.
+  std::string recorded_digest;
 };
 
+// The text the records digest is taken over, one line per record (docs/schema.md, "Integrity"):
+// simple enough that another tool (scripts/torch_baseline.py) writes the same bytes.
+std::string records_canonical_text(const std::vector<Record>& records);
+// SHA-256 hex of records_canonical_text: the "integrity": {"records": ...} of a result.
+std::string records_digest(const std::vector<Record>& records);
+
 nlohmann::json to_json(const Record& r);
+// With "integrity": {"algorithm": "sha256", "records": records_digest(r.records)}.
 nlohmann::json to_json(const Result& r);
 // Both throw UsageError naming the file's first missing or mistyped field.
 Record record_from_json(const nlohmann::json& j);

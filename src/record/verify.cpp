@@ -2,15 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
+#include <map>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "core/errors.hpp"
 #include "core/shape.hpp"
+// The statistics the harness computed the records with: verify holds them to the same code.
+#include "core/stats.hpp"
+#include "record/history_trace.hpp"
+#include "record/manifest.hpp"
 #include "record/result.hpp"
 #include "record/sha256.hpp"
+#include "record/verify_docs.hpp"
 
 namespace kbench {
 namespace fs = std::filesystem;
@@ -18,119 +23,79 @@ using nlohmann::json;
 
 namespace {
 
-// Shown relative to the root, so messages can be pasted into a shell at the root.
-std::string display(const fs::path& root, const fs::path& p) {
-  fs::path relative = p.lexically_relative(root);
-  return relative.empty() || *relative.begin() == ".." ? p.string() : relative.generic_string();
-}
+const char* kRestore = "restore the file as it was written, or re-measure";
+const char* kRemeasure = "re-measure with a current kbench";
 
+// Regular files under `dir` with `extension` (any, when empty), less hidden ones, sorted.
 std::vector<fs::path> files_under(const fs::path& dir, const std::string& extension) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec) && it->path().extension() == extension) out.push_back(it->path());
+    if (it->is_regular_file(ec) && !is_ignored_source_path(it->path().lexically_relative(dir)) &&
+        (extension.empty() || it->path().extension() == extension))
+      out.push_back(it->path());
   std::sort(out.begin(), out.end());
   return out;
 }
 
 bool is_safe_relative(const std::string& path) {
   fs::path p(path);
-  if (path.empty() || p.is_absolute()) return false;
+  if (path.empty() || p.is_absolute() || path.find('\n') != std::string::npos) return false;
   return std::none_of(p.begin(), p.end(), [](const fs::path& part) { return part == ".."; });
 }
 
-// A result and where its sources live: the root for current results, archive/<entry>/ for
-// archived ones.
-struct ResultCheck {
-  const fs::path& root;
-  const fs::path& sources;
-  bool archived;
-  VerifyReport& report;
+std::string record_label(const Record& r, std::size_t index) {
+  return "record " + std::to_string(index) + " (" + r.op + "/" + r.variant + " " + r.dtype + " " +
+         shape_string(r.shape) + " " + r.cache + " " + r.timer + ")";
+}
 
-  void problem(const fs::path& file, std::string what, std::string fix) const {
-    report.problems.push_back({display(root, file), std::move(what), std::move(fix)});
-  }
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
-  std::string source_fix(const fs::path& file, const std::string& path) const {
-    if (archived)
-      return "restore " + display(root, sources / path) + " to the version this result measured";
-    return "re-measure, or move the result beside its sources with `scripts/archive_result.sh " +
-           display(root, file) + "`";
-  }
+// The JSON holds every double exactly; another tool computing the same type-7 quantiles in
+// another order of operations may differ in the last bits, never more.
+constexpr double kStatisticsTolerance = 1e-12;
 
-  void check_manifest(const fs::path& file, const Result& result) const {
-    const json& manifest = result.manifest;
-    const auto remeasure = "re-measure with a current kbench";
-    if (manifest.value("algorithm", "") != "sha256") {
-      problem(file, "manifest.algorithm is not \"sha256\"", remeasure);
-      return;
-    }
-    auto files = manifest.find("files");
-    auto measured = manifest.find("measured");
-    if (files == manifest.end() || !files->is_object() || measured == manifest.end() ||
-        !measured->is_object()) {
-      problem(file, "manifest lacks its \"files\" or \"measured\" object", remeasure);
-      return;
-    }
-    std::set<std::string> paths;  // every op lists the harness: check each file once
-    for (const auto& [op, list] : measured->items()) {
-      if (!list.is_array()) {
-        problem(file, "manifest.measured." + op + " is not an array of paths", remeasure);
-        continue;
-      }
-      for (const json& path : list) {
-        if (path.is_string())
-          paths.insert(path.get<std::string>());
-        else
-          problem(file, "manifest.measured." + op + " holds a non-string path", remeasure);
-      }
-    }
-    for (const std::string& path : paths) check_source(file, *files, path);
-    std::set<std::string> unlisted;
-    for (const Record& r : result.records)
-      if (!measured->contains(r.op)) unlisted.insert(r.op);
-    for (const std::string& op : unlisted)
-      problem(
-          file,
-          "op '" + op + "' has records but no manifest.measured entry, so its sources are unknown",
-          remeasure);
-  }
+bool same_statistic(double recorded, double computed) {
+  return std::fabs(recorded - computed) <=
+         kStatisticsTolerance * std::max(std::fabs(recorded), std::fabs(computed));
+}
 
-  void check_source(const fs::path& file, const json& files, const std::string& path) const {
-    if (!is_safe_relative(path)) {
-      problem(file, "manifest lists '" + path + "', which is not a path inside the tree",
-              "re-measure");
-      return;
-    }
-    auto recorded = files.find(path);
-    if (recorded == files.end() || !recorded->is_string()) {
-      problem(file, "measured file " + path + " has no hash in manifest.files", "re-measure");
-      return;
-    }
-    const fs::path on_disk = sources / path;
-    std::error_code ec;
-    if (!fs::is_regular_file(on_disk, ec)) {
-      problem(file, "measured file " + display(root, on_disk) + " is missing",
-              source_fix(file, path));
-      return;
-    }
-    try {
-      if (hash_source_file(on_disk) != recorded->get<std::string>())
-        problem(
-            file,
-            "measured file " + display(root, on_disk) + " changed since this run (sha256 differs)",
-            source_fix(file, path));
-    } catch (const UsageError& e) {
-      problem(file, e.what(), source_fix(file, path));
-    }
-  }
+// What is wrong with a record's median, quartiles and minimum as statistics of its samples.
+std::vector<std::string> statistics_problems(const Record& r) {
+  if (r.samples_us.empty()) return {"has no samples_us"};
+  if (!std::all_of(r.samples_us.begin(), r.samples_us.end(), [](double s) { return std::isfinite(s); }))
+    return {"has a sample in samples_us that is not a finite number"};
+  const Summary s = summarize(r.samples_us);
+  std::vector<std::string> out;
+  const std::pair<const char*, std::pair<double, double>> stats[] = {
+      {"median_us", {r.median_us, s.median}},
+      {"q1_us", {r.q1_us, s.q1}},
+      {"q3_us", {r.q3_us, s.q3}},
+      {"min_us", {r.min_us, s.min}}};
+  for (const auto& [name, values] : stats)
+    if (!same_statistic(values.first, values.second))
+      out.push_back(std::string(name) + " is " + exact(values.first) + ", but its samples_us give " +
+                    exact(values.second));
+  return out;
+}
 
-  // Returns the result if it parses, for the docs check.
-  std::optional<Result> check_file(const fs::path& file) const {
-    ++report.result_files;
+class ResultCheck {
+ public:
+  ResultCheck(const fs::path& root, const HistoryTracer& history, VerifyReport& report,
+              std::map<std::string, int>& untraced)
+      : root_(root), history_(history), report_(report), untraced_(untraced) {}
+
+  // Returns the result if it parses, for the archive layout and the docs check.
+  std::optional<Result> check(const fs::path& file) const {
+    ++report_.result_files;
     try {
       Result result = read_result(file);
-      check_manifest(file, result);
+      check_records(file, result);
+      check_sources(file, result);
       return result;
     } catch (const UsageError& e) {
       std::string what = e.what();
@@ -139,196 +104,131 @@ struct ResultCheck {
       return std::nullopt;
     }
   }
-};
 
-// --- docs -----------------------------------------------------------------------------------
+  void problem(const fs::path& file, std::string what, std::string fix) const {
+    report_.problems.push_back({display_path(root_, file), std::move(what), std::move(fix)});
+  }
 
-// What a saved figure is a figure of. A docs line that names ops, dtypes, shapes, timers or
-// caches only matches figures that agree with it, so a number cannot pass by equalling some
-// unrelated record's median. A timer floor has no op, dtype or shape, and agrees with any.
-struct Figure {
-  double value;
-  std::string op, dtype, shape, cache, timer;
-};
+ private:
+  void check_records(const fs::path& file, const Result& result) const {
+    if (!result.recorded_digest.empty() && result.recorded_digest != records_digest(result.records))
+      problem(file,
+              "its records do not match integrity.records (a raw sample, statistic or check was "
+              "changed after the run)",
+              kRestore);
+    for (std::size_t i = 0; i < result.records.size(); ++i)
+      for (const std::string& what : statistics_problems(result.records[i]))
+        problem(file, record_label(result.records[i], i) + " " + what, kRestore);
+  }
 
-// The figures verify can trace: medians for times (records, and the sweep's timer floors in
-// extra.timer_floor, extra.timer_floor_before and extra.timer_floor_start), gbps for bandwidths.
-struct SavedFigures {
-  std::vector<Figure> median_us;
-  std::vector<Figure> gbps;
-
-  void add(const Result& result) {
-    for (const Record& r : result.records) {
-      const std::string shape = shape_string(r.shape);
-      if (std::isfinite(r.median_us))
-        median_us.push_back({r.median_us, r.op, r.dtype, shape, r.cache, r.timer});
-      if (std::isfinite(r.gbps)) gbps.push_back({r.gbps, r.op, r.dtype, shape, r.cache, r.timer});
+  // Each measured path with its recorded hash; a problem for whatever makes one unknowable.
+  std::optional<std::map<std::string, std::string>> measured_hashes(const fs::path& file,
+                                                                    const Result& result) const {
+    const json& manifest = result.manifest;
+    if (manifest.value("algorithm", "") != "sha256") {
+      problem(file, "manifest.algorithm is not \"sha256\"", kRemeasure);
+      return std::nullopt;
     }
-    for (const char* key : {"timer_floor", "timer_floor_before", "timer_floor_start"}) {
-      const auto floors = result.extra.find(key);
-      if (floors == result.extra.end() || !floors->is_array()) continue;
-      for (const auto& f : *floors)
-        if (f.is_object() && f.contains("median_us") && f["median_us"].is_number())
-          median_us.push_back({f["median_us"].get<double>(), "", "", "",
-                               f.value("cache", std::string{}), f.value("timer", std::string{})});
+    auto files = manifest.find("files");
+    auto measured = manifest.find("measured");
+    if (files == manifest.end() || !files->is_object() || measured == manifest.end() ||
+        !measured->is_object()) {
+      problem(file, "manifest lacks its \"files\" or \"measured\" object", kRemeasure);
+      return std::nullopt;
     }
-  }
-  void add_ops_to(std::set<std::string>& ops) const {
-    for (const Figure& f : median_us)
-      if (!f.op.empty()) ops.insert(f.op);
-  }
-};
-
-// What one docs line names: each set empty when the line names none of its kind.
-struct LineContext {
-  std::set<std::string> op, dtype, shape, cache, timer;
-
-  static bool agrees(const std::set<std::string>& named, const std::string& value) {
-    return named.empty() || value.empty() || named.count(value) > 0;
-  }
-  bool agrees(const Figure& f) const {
-    return agrees(op, f.op) && agrees(dtype, f.dtype) && agrees(shape, f.shape) &&
-           agrees(cache, f.cache) && agrees(timer, f.timer);
-  }
-  std::string describe() const {
-    std::string text;
-    const auto add = [&](const char* kind, const std::set<std::string>& values) {
-      for (const std::string& v : values) {
-        if (!text.empty()) text += ", ";
-        text.append(kind).append(" ").append(v);
+    std::set<std::string> paths;  // every op lists the harness: each file once
+    for (const auto& [op, list] : measured->items()) {
+      if (!list.is_array()) {
+        problem(file, "manifest.measured." + op + " is not an array of paths", kRemeasure);
+        continue;
       }
-    };
-    add("op", op);
-    add("dtype", dtype);
-    add("shape", shape);
-    add("cache", cache);
-    add("timer", timer);
-    return text;
+      for (const json& path : list) {
+        if (path.is_string()) paths.insert(path.get<std::string>());
+        else problem(file, "manifest.measured." + op + " holds a non-string path", kRemeasure);
+      }
+    }
+    std::map<std::string, std::string> hashes;
+    for (const std::string& path : paths) {
+      auto recorded = files->find(path);
+      if (!is_safe_relative(path))
+        problem(file, "manifest lists '" + path + "', which is not a path inside the tree", "re-measure");
+      else if (recorded == files->end() || !recorded->is_string())
+        problem(file, "measured file " + path + " has no hash in manifest.files", "re-measure");
+      else
+        hashes[path] = recorded->get<std::string>();
+    }
+    std::set<std::string> unlisted;
+    for (const Record& r : result.records)
+      if (!measured->contains(r.op)) unlisted.insert(r.op);
+    for (const std::string& op : unlisted)
+      problem(file,
+              "op '" + op + "' has records but no manifest.measured entry, so its sources are unknown",
+              kRemeasure);
+    return hashes;
   }
-};
 
-// Words are runs of letters, digits and '_' (row_sum and softmax_backward are one word each,
-// "row sum" is two and names no op). A shape is RxC... or a bare integer of 6 or more digits
-// (a 1-D element count such as 268435456).
-LineContext line_context(const std::string& line, const std::set<std::string>& ops) {
-  static const std::regex word("[A-Za-z0-9_]+");
-  static const std::regex shape("^(?:[0-9]+(?:x[0-9]+)+|[0-9]{6,})$");
-  LineContext context;
-  for (std::sregex_iterator it(line.begin(), line.end(), word), end; it != end; ++it) {
-    const std::string w = it->str();
-    const std::size_t at = static_cast<std::size_t>(it->position());
-    const bool in_number = (at > 0 && (line[at - 1] == '.' || line[at - 1] == ',')) ||
-                           (at + w.size() < line.size() &&
-                            (line[at + w.size()] == '.' || line[at + w.size()] == ','));
-    if (ops.count(w)) context.op.insert(w);
-    else if (w == "float32" || w == "float16" || w == "bfloat16") context.dtype.insert(w);
-    else if (w == "cold" || w == "warm") context.cache.insert(w);
-    else if (w == "events" || w == "graph") context.timer.insert(w);
-    else if (!in_number && std::regex_match(w, shape)) context.shape.insert(w);
+  bool hashes_in_current_tree(const std::map<std::string, std::string>& hashes) const {
+    return std::all_of(hashes.begin(), hashes.end(), [&](const auto& entry) {
+      std::error_code ec;
+      if (!fs::is_regular_file(root_ / entry.first, ec)) return false;
+      try {
+        return hash_source_file(root_ / entry.first) == entry.second;
+      } catch (const UsageError&) {
+        return false;
+      }
+    });
   }
-  return context;
-}
 
-// "<number> us|µs|GB/s|TB/s" with an optional (possibly non-breaking) space; the number may
-// group thousands with commas. It must not be the tail of a longer token (v1.5, x86, 2e3).
-const std::regex& figure_pattern() {
-  static const std::regex pattern(
-      "(^|[^0-9A-Za-z._])((?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\\.([0-9]+))?)"
-      "(?: |\xC2\xA0|\xE2\x80\xAF)?(us|\xC2\xB5s|\xCE\xBCs|GB/s|TB/s)(?![A-Za-z0-9])");
-  return pattern;
-}
-
-const std::regex& archive_link_pattern() {
-  static const std::regex pattern("\\]\\(<?[^)]*archive/");
-  return pattern;
-}
-
-// |saved - quoted| within half a unit of the last quoted digit: "4.3 us" matches 4.26 and
-// 4.349 but not 4.36. A tiny relative slack absorbs binary rounding of the decimal bounds.
-// Only figures that agree with what the line names count.
-bool matches_at_precision(double quoted, int decimals, const std::vector<Figure>& saved,
-                          double scale, const LineContext& context) {
-  const double half_unit = 0.5 * std::pow(10.0, -decimals);
-  return std::any_of(saved.begin(), saved.end(), [&](const Figure& f) {
-    return std::fabs(f.value / scale - quoted) <= half_unit * (1 + 1e-9) && context.agrees(f);
-  });
-}
-
-bool is_fence(const std::string& line, std::string& fence) {
-  std::size_t start = line.find_first_not_of(' ');
-  if (start == std::string::npos || start > 3) return false;
-  char c = line[start];
-  if (c != '`' && c != '~') return false;
-  std::size_t end = line.find_first_not_of(c, start);
-  std::size_t length = (end == std::string::npos ? line.size() : end) - start;
-  if (length < 3) return false;
-  if (fence.empty()) {
-    fence.assign(length, c);
-    return true;
-  }
-  if (c == fence[0] && length >= fence.size()) {  // closes only with the same kind, as long
-    fence.clear();
-    return true;
-  }
-  return false;
-}
-
-void check_doc(const fs::path& root, const fs::path& doc, const SavedFigures& current,
-               const SavedFigures& archived, const std::set<std::string>& ops,
-               VerifyReport& report) {
-  std::ifstream in(doc, std::ios::binary);
-  if (!in) {
-    report.problems.push_back({display(root, doc), "cannot be read", "check its permissions"});
-    return;
-  }
-  std::string fence;
-  int line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (is_fence(line, fence) || !fence.empty()) continue;
-    if (line.find("verify:ignore") != std::string::npos) continue;
-    const bool links_archive = std::regex_search(line, archive_link_pattern());
-    const LineContext context = line_context(line, ops);
-    for (std::sregex_iterator it(line.begin(), line.end(), figure_pattern()), end; it != end;
-         ++it) {
-      const std::smatch& m = *it;
-      std::string digits = m[2].str();
-      digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
-      const double quoted = std::stod(digits);
-      const int decimals = static_cast<int>(m[3].length());
-      const std::string unit = m[4].str();
-      const bool is_time = unit != "GB/s" && unit != "TB/s";
-      const double scale = unit == "TB/s" ? 1000.0 : 1.0;
-      auto saved_in = [&](const SavedFigures& f) {
-        return matches_at_precision(quoted, decimals, is_time ? f.median_us : f.gbps, scale,
-                                    context);
-      };
-      if (saved_in(current) || (links_archive && saved_in(archived))) continue;
-      const std::string figure = m[2].str() + " " + unit;
-      const std::string named = context.describe();
-      const std::string field = is_time ? "median_us" : unit == "TB/s" ? "gbps/1000" : "gbps";
-      report.problems.push_back({display(root, doc) + ":" + std::to_string(line_number),
-                                 "quotes " + figure + ", which matches no " + field +
-                                     " of a current result" +
-                                     (links_archive ? " or an archived one" : "") +
-                                     (named.empty() ? "" : " for what the line names (" + named + ")"),
-                                 "re-measure and quote the saved figure, link the archived result "
-                                 "(archive/...) on this line, "
-                                 "or add verify:ignore if it is not a kbench measurement"});
+  // The current tree first; where it has moved on, the result's commit (plus diff) in git.
+  void check_sources(const fs::path& file, const Result& result) const {
+    const auto hashes = measured_hashes(file, result);
+    if (!hashes || hashes_in_current_tree(*hashes)) return;
+    const TraceVerdict verdict = history_.trace(result.meta.value("git", json()), *hashes);
+    switch (verdict.kind) {
+      case TraceVerdict::Kind::traced: ++report_.traced_through_history; break;
+      case TraceVerdict::Kind::untraceable: ++untraced_[verdict.reason]; break;
+      case TraceVerdict::Kind::problem:
+        for (const auto& [what, fix] : verdict.problems) problem(file, what, fix);
+        break;
     }
   }
+
+  const fs::path& root_;
+  const HistoryTracer& history_;
+  VerifyReport& report_;
+  std::map<std::string, int>& untraced_;
+};
+
+// archive/ holds superseded results as archive/<experiment>/<file>.json and nothing else:
+// sources are in git's history, notes and evidence in docs/records/.
+void check_archive_place(const ResultCheck& check, const fs::path& archive, const fs::path& file,
+                         const Result& result) {
+  const fs::path relative = file.lexically_relative(archive);
+  if (std::distance(relative.begin(), relative.end()) == 2 && *relative.begin() == result.experiment)
+    return;
+  check.problem(file, "an archived result belongs in archive/" + result.experiment + "/",
+                "git mv it to archive/" + result.experiment + "/" + file.filename().string());
 }
 
-std::vector<fs::path> doc_files(const fs::path& root) {
-  std::vector<fs::path> docs;
-  std::error_code ec;
-  if (fs::is_regular_file(root / "README.md", ec)) docs.push_back(root / "README.md");
-  for (const fs::path& doc : files_under(root / "docs", ".md")) docs.push_back(doc);
-  return docs;
+std::string untraced_note(const std::map<std::string, int>& untraced) {
+  int count = 0;
+  std::string why;
+  for (const auto& [reason, n] : untraced) {
+    count += n;
+    why += (why.empty() ? "" : "; ") + reason;
+  }
+  return "verify: " + std::to_string(count) + " result" + (count == 1 ? "" : "s") +
+         " cannot be traced through history: " + why +
+         ". Their measured files differ from the current tree and were not checked; every other "
+         "check ran";
 }
 
 }  // namespace
+
+std::string display_path(const fs::path& root, const fs::path& p) {
+  fs::path relative = p.lexically_relative(root);
+  return relative.empty() || *relative.begin() == ".." ? p.string() : relative.generic_string();
+}
 
 VerifyReport verify_tree(const VerifyOptions& options) {
   const fs::path& root = options.root;
@@ -336,30 +236,36 @@ VerifyReport verify_tree(const VerifyOptions& options) {
   if (!fs::is_directory(root, ec))
     throw UsageError("verify: root " + root.string() + " is not a directory");
   VerifyReport report;
+  std::map<std::string, int> untraced;  // reason -> results
+  const HistoryTracer history(root);
+  const ResultCheck check(root, history, report, untraced);
   SavedFigures current, archived;
 
   std::vector<fs::path> result_dirs = options.result_dirs;
   if (result_dirs.empty()) result_dirs.push_back(root / "results");
-  const ResultCheck current_check{root, root, false, report};
   for (const fs::path& dir : result_dirs)
     for (const fs::path& file : files_under(dir, ".json"))
-      if (auto result = current_check.check_file(file)) current.add(*result);
+      if (auto result = check.check(file)) current.add(*result, display_path(root, file));
 
-  std::vector<fs::path> entries;
-  for (fs::directory_iterator it(root / "archive", ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_directory(ec)) entries.push_back(it->path());
-  std::sort(entries.begin(), entries.end());
-  for (const fs::path& entry : entries) {
-    const ResultCheck archive_check{root, entry, true, report};
-    for (const fs::path& file : files_under(entry / "results", ".json"))
-      if (auto result = archive_check.check_file(file)) archived.add(*result);
+  const fs::path archive = root / "archive";
+  for (const fs::path& file : files_under(archive, "")) {
+    if (file.extension() != ".json") {
+      check.problem(file, "archive/ holds only result JSON",
+                    "move notes, probes and scratch data to docs/records/");
+      continue;
+    }
+    if (auto result = check.check(file)) {
+      check_archive_place(check, archive, file, *result);
+      archived.add(*result, display_path(root, file));
+    }
   }
 
-  std::set<std::string> ops;
-  current.add_ops_to(ops);
-  archived.add_ops_to(ops);
-  for (const fs::path& doc : doc_files(root))
-    check_doc(root, doc, current, archived, ops, report);
+  check_docs(root, current, archived, report);
+  if (report.traced_through_history > 0)
+    report.notes.push_back("verify: " + std::to_string(report.traced_through_history) +
+                           " results traced through history (their sources changed since; git "
+                           "holds the versions they measured)");
+  if (!untraced.empty()) report.notes.push_back(untraced_note(untraced));
   return report;
 }
 

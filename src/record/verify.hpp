@@ -1,10 +1,12 @@
 // `kbench verify`: checks that every saved number can still be traced to its code.
-//  - every *.json under results/ is a valid kbench/result/v1 file;
-//  - every file its manifest lists as measured still hashes as recorded, and every record's op
-//    is listed as measured (otherwise the result must move to archive/ with its sources);
-//  - results under archive/<entry>/results/ match the copies under archive/<entry>/;
-//  - every timing or bandwidth quoted in README.md and docs/**/*.md matches a saved figure of a
-//    record that agrees with what its line names (op, dtype, shape, cache, timer).
+//  - every *.json under results/ and archive/ is a valid kbench/result/v1 file, its records
+//    match its integrity digest (when it has one), and each record's median, quartiles and
+//    minimum are the statistics of its raw samples;
+//  - every file its manifest lists as measured hashes as recorded, in the current tree or, where
+//    the tree has moved on, at the result's commit (plus its recorded diff) in git's history;
+//  - archive/ holds only result JSON, as archive/<experiment>/<file>.json;
+//  - every timing or bandwidth quoted in README.md and docs/**/*.md matches a saved figure
+//    (record/verify_docs.hpp).
 #pragma once
 
 #include <filesystem>
@@ -25,13 +27,19 @@ struct VerifyProblem {
 };
 
 struct VerifyReport {
-  int result_files = 0;  // current and archived
+  int result_files = 0;             // current and archived
+  int traced_through_history = 0;   // results whose sources are no longer today's, found in git
   std::vector<VerifyProblem> problems;
+  // Lines that are not problems: how many results could not be traced for want of history.
+  std::vector<std::string> notes;
 };
 
 VerifyReport verify_tree(const VerifyOptions& options);
 
 // One line: "<file>: <what>; <fix>".
 std::string format_problem(const VerifyProblem& problem);
+
+// `p` relative to `root` when it lies under it, so that messages paste into a shell there.
+std::string display_path(const std::filesystem::path& root, const std::filesystem::path& p);
 
 }  // namespace kbench

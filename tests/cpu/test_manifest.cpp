@@ -3,12 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "core/errors.hpp"
-#include "core/text.hpp"
 #include "record/manifest.hpp"
-#include "record/provenance.hpp"
 #include "record/sha256.hpp"
 #include "record_temp_dir.hpp"
 
@@ -55,26 +52,38 @@ TEST(BuildManifest, ListsTheSourcesOfThisBinary) {
   for (const auto& [path, hex] : manifest) EXPECT_FALSE(is_ignored_source_path(path)) << path;
 }
 
-TEST(BuildManifest, BlockListsHarnessAndOpSourcesAsMeasured) {
+bool lists(const nlohmann::json& measured, const std::string& path) {
+  return std::find(measured.begin(), measured.end(), path) != measured.end();
+}
+
+TEST(BuildManifest, BlockListsHarnessBuildExperimentAndOpSourcesAsMeasured) {
   const auto block = manifest_block({{"add", {"kernels/add/"}}}, {"experiments/sweep"});
   EXPECT_EQ(block.at("algorithm"), "sha256");
   EXPECT_EQ(block.at("files").size(), build_manifest().size());
-  for (const auto& path : block.at("measured").at("add")) {
+  const auto& measured = block.at("measured").at("add");
+  for (const auto& path : measured) {
     const std::string p = path.get<std::string>();
-    EXPECT_TRUE(p.starts_with("kernels/add/") || p.starts_with("src/harness/") || p.starts_with("src/core/") ||
-                p.starts_with("src/device/") || p.starts_with("src/registry/") || p.starts_with("cmake/") ||
-                p == "CMakeLists.txt" || p == "CMakePresets.json" || p.starts_with("experiments/sweep"))
+    EXPECT_TRUE(p.starts_with("kernels/add/") || p.starts_with("src/harness/") ||
+                p.starts_with("src/core/") || p.starts_with("src/device/") ||
+                p.starts_with("src/registry/") || p.starts_with("experiments/sweep") ||
+                p.starts_with("cmake/") || p == "CMakeLists.txt" || p == "CMakePresets.json")
         << p;
   }
-  // The harness (src/core/errors.hpp), the build files (compiler flags change numbers) and the
-  // experiment's own code are what every op's numbers depend on.
+  // Every op's numbers depend on the harness, the build and the experiment's loop.
+  for (const char* path : {"src/core/errors.hpp", "src/registry/registry.cpp", "CMakeLists.txt",
+                           "CMakePresets.json", "cmake/Manifest.cmake", "experiments/sweep.cpp"})
+    EXPECT_TRUE(lists(measured, path)) << path;
+  EXPECT_FALSE(lists(measured, "kernels/copy/copy.cu"));
+  EXPECT_FALSE(lists(measured, "tests/CMakeLists.txt"));
+}
+
+// The experiment is whatever ran, not a fixed name: another experiment's loop is not measured.
+TEST(BuildManifest, ExperimentSourcesComeFromTheCaller) {
+  const auto block = manifest_block({{"add", {"kernels/add/"}}}, {"experiments/sweep_config"});
   const auto& measured = block.at("measured").at("add");
-  for (const char* path : {"src/core/errors.hpp", "CMakeLists.txt", "cmake/Manifest.cmake", "experiments/sweep.cpp"})
-    EXPECT_NE(std::find(measured.begin(), measured.end(), path), measured.end()) << path;
-  // Another experiment's code is not the sweep's.
-  const auto other = manifest_block({{"add", {"kernels/add/"}}}, {"experiments/grid"});
-  const auto& without = other.at("measured").at("add");
-  EXPECT_EQ(std::find(without.begin(), without.end(), "experiments/sweep.cpp"), without.end());
+  EXPECT_TRUE(lists(measured, "experiments/sweep_config.cpp"));
+  EXPECT_FALSE(lists(measured, "experiments/sweep.cpp"));
+  EXPECT_TRUE(lists(measured, "src/harness/runner.cpp"));
 }
 
 TEST(TreeDifferences, FindsChangedMissingAndNewFiles) {
@@ -93,67 +102,6 @@ TEST(TreeDifferences, FindsChangedMissingAndNewFiles) {
   const auto after_removal = tree_differences(tree.path());
   EXPECT_NE(std::find(after_removal.begin(), after_removal.end(), "src/main.cpp (missing)"),
             after_removal.end());
-}
-
-TEST(Provenance, FallsBackToTheCommitFileWithoutGit) {
-  test::TempDir tree;
-  EXPECT_EQ(provenance(tree.path())["git"]["commit"], "unknown");
-  tree.write(".kbench-git-commit", "0123abcd\nsecond line\n");
-  const auto p = provenance(tree.path());
-  EXPECT_EQ(p["git"]["commit"], "0123abcd");
-  EXPECT_EQ(p["git"]["source"], ".kbench-git-commit");
-  EXPECT_FALSE(p["host"].get<std::string>().empty());
-}
-
-TEST(Provenance, ReadsGitReadOnlyAndIgnoresResults) {
-  test::TempDir tree;
-  const std::string git = "git -C '" + tree.path().string() + "' ";
-  tree.write("kernels/a.cu", "a\n");
-  ASSERT_EQ(std::system((git + "init -q && " + git + "add -A && " + git +
-                         "-c user.name=t -c user.email=t@t commit -qm init >/dev/null 2>&1")
-                            .c_str()),
-            0);
-  auto p = provenance(tree.path());
-  EXPECT_EQ(p["git"]["source"], "git");
-  EXPECT_EQ(p["git"]["commit"].get<std::string>().size(), 40u);
-  EXPECT_FALSE(p["git"]["dirty"]);
-  tree.write("results/sweep/x.json", "{}");  // a new result does not dirty the sources
-  EXPECT_FALSE(provenance(tree.path())["git"]["dirty"]);
-  tree.write("kernels/a.cu", "b\n");
-  EXPECT_TRUE(provenance(tree.path())["git"]["dirty"]);
-  EXPECT_FALSE(std::filesystem::exists(tree.path() / ".git" / "index.lock"));
-}
-
-// The GPU machine's copy: files of a newer commit over an older .git. git sees a dirty tree at
-// the old commit; the marker names the new one and wins, with git's view kept beside it. Once
-// the tree is clean, git wins over any marker (a stale marker must not relabel a clean tree).
-TEST(Provenance, CommitFileNamesACopiedTreeThatGitSeesDirty) {
-  test::TempDir tree;
-  const std::string git = "git -C '" + tree.path().string() + "' ";
-  const std::string commit = git + "add -A && " + git +
-                             "-c user.name=t -c user.email=t@t commit -qm c >/dev/null 2>&1";
-  tree.write("kernels/a.cu", "a\n");
-  ASSERT_EQ(std::system((git + "init -q && " + commit).c_str()), 0);
-  const std::string old_head = provenance(tree.path())["git"]["commit"];
-  tree.write("kernels/a.cu", "newer\n");
-  tree.write(".kbench-git-commit", "feedface\n");
-  auto p = provenance(tree.path())["git"];
-  EXPECT_EQ(p["commit"], "feedface");
-  EXPECT_EQ(p["source"], ".kbench-git-commit");
-  EXPECT_EQ(p["git_head"], old_head);
-  EXPECT_TRUE(p["git_dirty"]);
-  ASSERT_EQ(std::system(commit.c_str()), 0);
-  p = provenance(tree.path())["git"];
-  EXPECT_EQ(p["source"], "git");
-  EXPECT_NE(p["commit"], "feedface");
-  EXPECT_FALSE(p["dirty"]);
-}
-
-TEST(Provenance, TimeIsIso8601Utc) {
-  const std::string now = utc_now();
-  EXPECT_EQ(now.size(), 20u) << now;
-  EXPECT_EQ(now[10], 'T');
-  EXPECT_EQ(now.back(), 'Z');
 }
 
 }  // namespace

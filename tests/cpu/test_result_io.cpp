@@ -8,6 +8,8 @@
 
 #include "core/errors.hpp"
 #include "record/result.hpp"
+#include "record/sha256.hpp"
+#include "cpu/run_command.hpp"
 #include "record_temp_dir.hpp"
 
 namespace kbench {
@@ -161,6 +163,65 @@ TEST(ResultIo, ReadErrorsNameTheFile) {
     EXPECT_NE(std::string(e.what()).find(broken.string()), std::string::npos) << e.what();
   }
   EXPECT_THROW(read_result(dir.path() / "missing.json"), UsageError);
+}
+
+// The digest is over a text another tool can write byte for byte (docs/schema.md, "Integrity").
+TEST(ResultIntegrity, CanonicalTextIsOneTabSeparatedLinePerRecord) {
+  Record r;
+  r.op = "add";
+  r.variant = "vec16";
+  r.baseline = true;
+  r.dtype = "float32";
+  r.shape = {3, 1048576};
+  r.cache = "cold";
+  r.timer = "graph";
+  r.samples_us = {0.1, 12.0, 1e-5};
+  r.sample_visits = {0, 0, 1};
+  r.median_us = 0.1;
+  r.q1_us = std::nan("");
+  r.q3_us = 6.05;
+  r.min_us = 1e-5;
+  r.bytes = 25165824;
+  r.flops = 0;
+  r.gbps = 4321.5;
+  r.check.passed = true;
+  Record empty;  // no shape, samples or visits: empty fields
+  EXPECT_EQ(records_canonical_text({r, empty}),
+            "add\tvec16\t1\tfloat32\t3x1048576\tcold\tgraph\t"
+            "0.10000000000000001,12,1.0000000000000001e-05\t0,0,1\t0.10000000000000001\tnull\t"
+            "6.0499999999999998\t1.0000000000000001e-05\t25165824\t0\t4321.5\t1\n"
+            "\t\t0\t\t\t\t\t\t\t0\t0\t0\t0\t0\t0\t0\t0\n");
+  EXPECT_EQ(records_digest({r, empty}), sha256_hex(records_canonical_text({r, empty})));
+}
+
+TEST(ResultIntegrity, WrittenFilesCarryTheDigestOfTheirRecords) {
+  test::TempDir dir;
+  const Result written = sample_result();
+  const fs::path file = write_result(written, dir.path());
+  const nlohmann::json j = nlohmann::json::parse(test::read_file(file));
+  EXPECT_EQ(j.at("integrity").at("algorithm"), "sha256");
+  EXPECT_EQ(j.at("integrity").at("records"), records_digest(written.records));
+  EXPECT_EQ(read_result(file).recorded_digest, records_digest(written.records));
+}
+
+TEST(ResultIntegrity, OneChangedSampleChangesTheDigest) {
+  Result r = sample_result();
+  const std::string before = records_digest(r.records);
+  r.records[1].samples_us[2] = std::nextafter(r.records[1].samples_us[2], 1e9);
+  EXPECT_NE(records_digest(r.records), before);
+  r = sample_result();
+  r.records[0].check.passed = false;
+  EXPECT_NE(records_digest(r.records), before);
+}
+
+TEST(ResultIntegrity, OlderFilesWithoutItStillRead) {
+  nlohmann::json j = to_json(sample_result());
+  j.erase("integrity");
+  EXPECT_EQ(result_from_json(j).recorded_digest, "");
+  j["integrity"] = {{"algorithm", "md5"}, {"records", "00"}};
+  EXPECT_EQ(error_of(j), "result.integrity: field 'algorithm' must be \"sha256\"");
+  j["integrity"] = {{"algorithm", "sha256"}};
+  EXPECT_EQ(error_of(j), "result.integrity: field 'records' is missing");
 }
 
 }  // namespace

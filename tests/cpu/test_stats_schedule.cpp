@@ -5,7 +5,7 @@
 #include <set>
 
 #include "harness/schedule.hpp"
-#include "harness/stats.hpp"
+#include "core/stats.hpp"
 
 namespace kbench {
 namespace {

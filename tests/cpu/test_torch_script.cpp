@@ -1,6 +1,6 @@
 // scripts/torch_baseline.py without a GPU or torch: --dry-run lists the cases of a config
-// (skipping ops it does not know) and exits 0; a malformed config exits 2 with one line.
-// Skipped when python3 is not on PATH.
+// (skipping ops it does not know) and exits 0; a malformed config exits 2 with one line; its
+// records digest and its git provenance are kbench's. Skipped when python3 is not on PATH.
 #include <gtest/gtest.h>
 
 #include "cpu/run_command.hpp"
@@ -8,16 +8,26 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "core/text.hpp"
+#include "git_fixture.hpp"
+#include "record/provenance.hpp"
+#include "record/result.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using namespace kbench::test;
+using kbench::Record;
+using kbench::Result;
+using kbench::provenance;
+using kbench::records_digest;
 
 const fs::path kScript = fs::path(KBENCH_SOURCE_DIR) / "scripts" / "torch_baseline.py";
 const fs::path kConfigs = fs::path(KBENCH_TEST_DATA) / "configs";
@@ -73,6 +83,111 @@ TEST(TorchScript, MissingConfigExitsTwo) {
   const auto r = run_script("--config " + config_arg("no_such_config.json") + " --dry-run");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(line_count(r.err), 1) << r.err;
+}
+
+// Records with what the canonical text must get exactly right in both languages: 17-digit
+// decimals, exponents, a null (NaN) statistic, -0, large integers, both booleans, no visits.
+Result digest_fixture() {
+  Record a;
+  a.op = "softmax";
+  a.variant = "torch.eager";
+  a.baseline = true;
+  a.dtype = "bfloat16";
+  a.shape = {4, 32769};
+  a.cache = "cold";
+  a.timer = "graph";
+  a.samples_us = {0.1, 1e-5, 12.0, 123456.789, 3.0000000000000004};
+  a.sample_visits = {0, 0, 1, 1, 2};
+  a.median_us = 12.0;
+  a.q1_us = 0.1;
+  a.q3_us = std::nan("");
+  a.min_us = 1e-5;
+  a.bytes = 268435456;
+  a.flops = 9007199254740992;  // 2^53
+  a.gbps = 1.0 / 3.0;
+  a.check.passed = true;
+  Record b = a;
+  b.variant = "torch.compile";
+  b.baseline = false;
+  b.shape = {};
+  b.samples_us = {-0.0, 2.5e-300};
+  b.sample_visits = {};
+  b.gbps = 4.25e3;
+  b.check.passed = false;
+  Result r;
+  r.experiment = "sweep";
+  r.records = {a, b};
+  return r;
+}
+
+TEST(TorchScript, RecordsDigestEqualsKbenchs) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const Result fixture = digest_fixture();
+  TempDir dir;
+  const fs::path file = write_result(fixture, dir.path());
+  // Without the file's own digest: the script must compute it from the records.
+  nlohmann::json j = nlohmann::json::parse(read_file(file));
+  ASSERT_EQ(j["integrity"]["records"], records_digest(fixture.records));
+  j.erase("integrity");
+  dir.write(file.filename(), j.dump(1));
+  const auto r = run_script("--records-digest " + shell_quoted(file));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(kbench::trim(r.out), records_digest(fixture.records));
+  // One changed sample changes both.
+  j["records"][0]["samples_us"][1] = 1.0000000000000002e-05;
+  dir.write(file.filename(), j.dump(1));
+  EXPECT_NE(kbench::trim(run_script("--records-digest " + shell_quoted(file)).out),
+            records_digest(fixture.records));
+}
+
+TEST(TorchScript, RecordsDigestOfAnUnreadableFileExitsTwo) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const auto r = run_script("--records-digest " + config_arg("torch_not_json.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+}
+
+// The script's git_provenance() on a tree, as JSON (imported: no torch needed).
+nlohmann::json python_provenance(const fs::path& root) {
+  TempDir dir;
+  const fs::path driver = dir.write(
+      "provenance.py",
+      "import json, sys\nfrom pathlib import Path\nsys.path.insert(0, sys.argv[1])\n"
+      "import torch_baseline\nprint(json.dumps(torch_baseline.git_provenance(Path(sys.argv[2]))))\n");
+  const auto r = run_command("python3 " + shell_quoted(driver) + " " +
+                             shell_quoted(kScript.parent_path()) + " " + shell_quoted(root));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+// Same rules as kbench's provenance: the same base commit, dirty only after a comparison that
+// found nothing, the same diff byte for byte, and a marker whose commit is missing never clean.
+TEST(TorchScript, GitProvenanceFollowsKbenchsRules) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  GitFixture repo;
+  repo.write("kernels/a.cu", "a\n");
+  repo.write("cmake/x.cmake", "x\n");
+  repo.commit();
+  const auto same = [&](const char* what) {
+    const nlohmann::json cpp = provenance(repo.path())["git"];
+    const nlohmann::json py = python_provenance(repo.path());
+    EXPECT_EQ(py, cpp) << what;
+    return cpp;
+  };
+  EXPECT_FALSE(same("clean")["dirty"]);
+  repo.write("kernels/a.cu", "b\n");
+  repo.write("src/new.bin", std::string("\0\1binary", 8));
+  fs::remove_all(repo.path() / "cmake");
+  const nlohmann::json dirty = same("changed, new binary, deleted folder");
+  EXPECT_TRUE(dirty["dirty"]);
+  EXPECT_TRUE(dirty.contains("diff"));
+  repo.write(".kbench-git-commit", "feedfacefeedfacefeedfacefeedfacefeedface\n");
+  const nlohmann::json missing = python_provenance(repo.path());
+  EXPECT_EQ(missing["source"], ".kbench-git-commit");
+  EXPECT_TRUE(missing["dirty"]);
+  EXPECT_TRUE(missing.contains("compare_error")) << missing;
+  EXPECT_FALSE(missing.contains("diff"));
+  same("marker without its objects");
 }
 
 }  // namespace

@@ -1,0 +1,75 @@
+#include "core/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "core/rng.hpp"
+
+namespace kbench {
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) throw std::invalid_argument("quantile of no samples");
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+}
+
+Summary summarize(const std::vector<double>& samples) {
+  if (samples.empty()) throw std::invalid_argument("summary of no samples");
+  Summary s;
+  s.count = samples.size();
+  s.median = quantile(samples, 0.5);
+  s.q1 = quantile(samples, 0.25);
+  s.q3 = quantile(samples, 0.75);
+  const auto [mn, mx] = std::minmax_element(samples.begin(), samples.end());
+  s.min = *mn;
+  s.max = *mx;
+  return s;
+}
+
+namespace {
+
+std::map<int, std::vector<double>> by_visit(const std::vector<double>& samples,
+                                            const std::vector<int>& visits) {
+  if (samples.size() != visits.size()) throw std::invalid_argument("samples and visits differ in length");
+  std::map<int, std::vector<double>> out;
+  for (std::size_t i = 0; i < samples.size(); ++i) out[visits[i]].push_back(samples[i]);
+  return out;
+}
+
+}  // namespace
+
+PairedRatio paired_ratio(const std::vector<double>& baseline_samples,
+                         const std::vector<int>& baseline_visits,
+                         const std::vector<double>& candidate_samples,
+                         const std::vector<int>& candidate_visits, std::uint64_t seed,
+                         int resamples) {
+  const auto base = by_visit(baseline_samples, baseline_visits);
+  const auto cand = by_visit(candidate_samples, candidate_visits);
+  std::vector<double> ratios;
+  for (const auto& [visit, b] : base) {
+    const auto it = cand.find(visit);
+    if (it == cand.end()) continue;
+    ratios.push_back(quantile(b, 0.5) / quantile(it->second, 0.5));
+  }
+  PairedRatio r;
+  r.visits = ratios.size();
+  if (ratios.empty()) return r;
+  r.median = quantile(ratios, 0.5);
+  Rng rng(seed);
+  std::vector<double> medians(static_cast<std::size_t>(resamples));
+  std::vector<double> pick(ratios.size());
+  for (auto& m : medians) {
+    for (auto& p : pick) p = ratios[rng.below(ratios.size())];
+    m = quantile(pick, 0.5);
+  }
+  r.lo = quantile(medians, 0.025);
+  r.hi = quantile(medians, 0.975);
+  return r;
+}
+
+}  // namespace kbench
