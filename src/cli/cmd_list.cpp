@@ -19,6 +19,8 @@ void add_list_command(CLI::App& app) {
   sub->callback([] {
     for (const Op& op : registry().ops()) {
       std::printf("%s: %s\n", op.name.c_str(), op.summary.c_str());
+      for (const OpParam& p : op.params)
+        std::printf("  --param %s=%g (default; %g to %g): %s\n", p.name.c_str(), p.fallback, p.lo, p.hi, p.what.c_str());
       for (const Variant* v : registry().variants(op.name))
         std::printf("  %-14s %s%s\n", v->name.c_str(), v->baseline ? "[baseline] " : "", v->summary.c_str());
     }

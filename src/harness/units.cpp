@@ -34,6 +34,7 @@ std::vector<Record> unit_records(const Unit& u) {
     r.baseline = u.variants[k]->baseline;
     r.dtype = std::string(dtype_name(u.c.dtype));
     r.shape = u.c.shape;
+    r.params = u.c.params;
     r.cache = u.cache;
     r.timer = u.timer;
     r.timer_note = u.timers[k]->note();

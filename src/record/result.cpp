@@ -128,6 +128,7 @@ Record record_at(const json& j, const std::string& index) {
   if (j.contains("sample_visits")) r.sample_visits = f.integers<int>("sample_visits");
   f.optional_number("tflops", r.tflops);
   f.optional_number("copy_fraction", r.copy_fraction);
+  f.optional("params", r.params);
   return r;
 }
 
@@ -197,6 +198,7 @@ json to_json(const Record& r) {
             {"tflops", r.tflops},
             {"copy_fraction", r.copy_fraction},
             {"check", check}};
+  if (!r.params.empty()) j["params"] = r.params;
   return j;
 }
 

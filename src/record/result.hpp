@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct Record {
   double gbps = 0;                  // bytes / median
   double tflops = 0;                // flops / median
   double copy_fraction = 0;         // gbps / the same run's copy gbps (same cache and timer); 0 if none
+  std::map<std::string, double> params;  // the case's op parameters (eps, flags); empty if the op has none
   CheckInfo check;
 };
 
