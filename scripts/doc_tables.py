@@ -2,7 +2,8 @@
 """Markdown tables of the figures docs quote, printed straight from saved result files, so
 that a figure in docs/ is copied from a result rather than typed (kbench verify then checks
 each one against the saved medians). Each table is preceded by a line naming it and where it
-goes; the tables are the ones docs/results.md and docs/kernels.md show, in their order.
+goes; the tables are the ones docs/results.md and docs/kernels.md show, in their order (all but
+kernels.md's split-pieces table, which is history: an archived run with a scratch variant).
 
     scripts/doc_tables.py foundation RESULT.json
     scripts/doc_tables.py rows RESULT.json
@@ -82,6 +83,20 @@ def rows(records):
             print(f"| {op} | {shp} | {dt} | {timer} | {a['median_us']:.2f} us | {a['gbps']:.0f} GB/s "
                   f"| {100 * a['copy_fraction']:.1f}% | {base} {b['median_us']:.2f} us "
                   f"| {b['median_us'] / a['median_us']:.2f}x |")
+    # The copies the rows config adds of the bytes its target shapes move (memcpy below 2^28
+    # elements, cold): the events median and its fraction of the run's copy, the graph median.
+    copies = defaultdict(dict)
+    for r in records:
+        if r["op"] == "copy" and r["variant"] == "memcpy" and r["cache"] == "cold" \
+                and r["shape"][0] < 1 << 28:
+            copies[(r["shape"][0], r["dtype"])][r["timer"]] = r
+    title("kernels.md, Copies of the same bytes (memcpy, cold)")
+    print("| copy | elements | dtype | events | of copy | graph |")
+    print("|---|---|---|---|---|---|")
+    for (n, dt), t in sorted(copies.items(), key=lambda kv: (-kv[0][0], kv[0][1] != "float32")):
+        e, g = t.get("events"), t.get("graph")
+        print(f"| memcpy | {n} | {dt} | " + (f"{e['median_us']:.3f} us | {100 * e['copy_fraction']:.1f}%" if e else "— | —")
+              + " | " + (f"{g['median_us']:.3f} us" if g else "—") + " |")
 
 
 def torch(records):
