@@ -37,7 +37,7 @@ __device__ __forceinline__ RowParts row_parts(const T* row, int n) {
 // This thread's row and lane under a resident plan (`lanes` threads per row, blockDim.x / lanes
 // rows per block). lanes is a power of two (resident_plan_problem), so shifts do what two
 // runtime divisions did before the first load could be addressed; at 4096x4096 float32 row
-// sum that moved 16.78 to 16.72 us (graph; run ce92d4 in archive/2026-11-30-rowsum-cub-explore).
+// sum that moved 16.78 to 16.72 us (graph; run ce92d4 in docs/records/2026-11-30-rowsum-cub-explore).
 struct RowSlot {
   std::int64_t row;
   int lane;

@@ -77,7 +77,7 @@ __device__ __forceinline__ float vec_sum(const uint4& u) {
 // warp plan's slots past the last row read the last row again and drop their sum, so no
 // branch guards the loads. Each step was timed in one process against a stripped-down kernel
 // that was 1.3% faster at float32 4096x4096 (2.7% at float16) than the general kernel below
-// (archive/2026-11-30-rowsum-lean-explore).
+// (docs/records/2026-11-30-rowsum-lean-explore).
 template <class T, int K, bool WholeBlock>
 __global__ void __launch_bounds__(kRules.max_threads(K), kRules.min_blocks(K, sizeof(T)))
     row_sum_aligned_kernel(const T* __restrict__ x, std::int64_t x_stride, T* __restrict__ y,

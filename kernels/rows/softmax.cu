@@ -31,7 +31,7 @@ namespace {
 // the whole row resident up to 1024 threads x 4 vectors, and splits only below half the SMs:
 // its split pays a second kernel, which lost to looping at 128x32769 (14.3 vs 16.3 us float32).
 // float32 block plans hold 8 vectors per thread (up to 256 threads, 2048 vectors): the exps
-// replace the raw vectors in the same 32 registers, so the kernel stays at 62 registers and a
+// replace the raw vectors in the same 32 registers, so the kernel stays at 64 registers and a
 // row takes half the threads. Registers, not threads, cap how many blocks an SM holds, so
 // twice the bytes are in flight per SM: 8192x8192 went from 83.2% to 91.9% of copy bandwidth
 // (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors), so they
