@@ -39,9 +39,11 @@ void register_row_op(Registry& r, const RowOpDefinition& def) {
       if (why.empty() && forced) why = plan_unsupported(*forced, cols_of(c), c.dtype, rules);
       return why;
     };
-    v.workspace_bytes = [rules, forced](const Case& c) {
+    const PlanWorkspace workspace = def.workspace;
+    v.workspace_bytes = [rules, forced, workspace](const Case& c) {
       if (!row_case_problem(c).empty() || rows_of(c) == 0 || cols_of(c) == 0) return std::size_t{0};
-      return split_workspace_bytes(plan_for(c, rules, forced), rows_of(c), rules);
+      const RowPlan plan = plan_for(c, rules, forced);
+      return workspace ? workspace(plan, c, rules) : split_workspace_bytes(plan, rows_of(c), rules);
     };
     r.add_variant(std::move(v));
   }

@@ -18,6 +18,8 @@ namespace kbench::rows {
 
 // Runs a plan of the op on the launch's buffers (the contracts are checked inside).
 using PlanLauncher = void (*)(const RowPlan&, const LaunchArgs&);
+// The workspace a plan needs for a case (zeroed once, reused by every launch).
+using PlanWorkspace = std::size_t (*)(const RowPlan&, const Case&, const RowRules&);
 
 // One named plan of an op; `forced` empty is the automatic choice (row_plan).
 struct PlanVariant {
@@ -31,6 +33,7 @@ struct RowOpDefinition {
   RowRules rules;
   PlanLauncher launch;
   std::vector<PlanVariant> plans;
+  PlanWorkspace workspace = nullptr;  // null: split_workspace_bytes (only the split plan has any)
 };
 
 // Adds the op and a variant per plan, and keeps the rules for row_rules().

@@ -151,7 +151,8 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   // Few wide rows: one block per row would leave SMs idle, so cut rows across blocks.
   const std::int64_t split_below = dev.sms / rules.split_below_divisor;
   if (rows < split_below && width > 8192) return split(rows, width, dtype, dev);
-  if (nvec <= rules.auto_resident_vecs) return resident(rows, width, dtype, false, rules);
+  if (nvec <= std::min(rules.auto_resident_vecs, rules.resident_capacity_vecs(dtype_size(dtype))))
+    return resident(rows, width, dtype, false, rules);
   return looped(rows, width, dtype, dev, rules);
 }
 
@@ -165,8 +166,8 @@ std::string plan_unsupported(Forced f, std::int64_t width, DType dtype, const Ro
       return {};
     case Forced::resident_block:
     case Forced::resident_any:
-      if (nvec > rules.resident_capacity_vecs())
-        return "a block holds at most " + std::to_string(rules.resident_capacity_vecs() * vec_elems(dtype)) +
+      if (nvec > rules.resident_capacity_vecs(dtype_size(dtype)))
+        return "a block holds at most " + std::to_string(rules.resident_capacity_vecs(dtype_size(dtype)) * vec_elems(dtype)) +
                " elements of this dtype per row in registers";
       return {};
     case Forced::looped:

@@ -69,7 +69,14 @@ struct RowRules {
   constexpr int min_blocks(int vecs, int elem_bytes) const {
     return fill_sm_f32 && vecs <= 4 && elem_bytes == 4 ? kMaxThreadsPerSm / max_threads(vecs) : 0;
   }
-  constexpr std::int64_t resident_capacity_vecs() const { return 4 * std::int64_t{max_threads_4}; }
+  // The widest row a resident plan can hold, in 16-byte vectors of `elem_bytes`-byte elements:
+  // 4 vectors a thread up to max_threads_4, or 8 up to max_threads_8 for float32 block plans
+  // where the op allows them.
+  constexpr std::int64_t resident_capacity_vecs(std::size_t elem_bytes) const {
+    const std::int64_t four = 4 * std::int64_t{max_threads_4};
+    const std::int64_t eight = block_eight_vectors_f32 && elem_bytes == 4 ? 8 * std::int64_t{max_threads_8} : 0;
+    return four > eight ? four : eight;
+  }
 };
 
 enum class RowKind { resident, looped, split };
