@@ -10,6 +10,8 @@ void register_add(Registry& r);
 void register_row_sum(Registry& r);
 void register_softmax(Registry& r);
 void register_softmax_backward(Registry& r);
+void register_rmsnorm(Registry& r);
+void register_rmsnorm_backward(Registry& r);
 
 const Registry& registry() {
   static const Registry r = [] {
@@ -19,6 +21,8 @@ const Registry& registry() {
     register_row_sum(reg);
     register_softmax(reg);
     register_softmax_backward(reg);
+    register_rmsnorm(reg);
+    register_rmsnorm_backward(reg);
     return reg;
   }();
   return r;

@@ -4,6 +4,7 @@
 // kernels that the checker must reject; and the launch contracts.
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,14 +24,24 @@ struct Shape {
 const std::vector<Shape> kShapes = {{1, 1},     {7, 64},     {3, 1000},    {199, 760},
                                     {5, 8192},  {2, 16384},  {131, 8193},  {4, 32769},
                                     {64, 131072}, {3, 1 << 20}};
-const char* kOps[] = {"row_sum", "softmax", "softmax_backward"};
+const char* kOps[] = {"row_sum", "softmax", "softmax_backward", "rmsnorm", "rmsnorm_backward"};
 
 std::string label(const Case& c) {
   return c.op + " " + std::string(dtype_name(c.dtype)) + " " + shape_string(c.shape) +
          (c.row_stride ? " stride " + std::to_string(c.row_stride) : "");
 }
 
-// Checks every variant of c.op that supports c; returns how many ran.
+// The case of a registered row op, its parameters at their defaults unless `params` sets them.
+Case row_case(const std::string& op, DType dt, std::int64_t rows, std::int64_t cols, std::int64_t stride = 0,
+              const std::map<std::string, double>& params = {}) {
+  Case c = make_case(registry().op(op), dt, {rows, cols}, params);
+  c.row_stride = stride;
+  return c;
+}
+
+// Checks every variant of c.op that supports c; returns how many ran. At least four always
+// can (auto, looped, split and the baseline take every row shape): fewer means variants were
+// skipped that should have run.
 int check_all(const Op& op, const Case& c, const InputTweak& tweak = {}, std::uint64_t seed = 1) {
   Rng rng(seed);
   PreparedCase pc = prepare_case(op, c, rng, tweak);
@@ -41,6 +52,7 @@ int check_all(const Op& op, const Case& c, const InputTweak& tweak = {}, std::ui
     EXPECT_TRUE(info.passed) << label(c) << " variant " << v->name << ": " << info.detail;
     ++ran;
   }
+  EXPECT_GE(ran, 4) << label(c);
   return ran;
 }
 
@@ -49,8 +61,7 @@ TEST(RowsGpu, EveryVariantOnAwkwardShapes) {
   for (const char* name : kOps)
     for (DType dt : kAllDTypes)
       for (const Shape& s : kShapes) {
-        const Case c{name, dt, {s.rows, s.cols}, 0};
-        EXPECT_GE(check_all(registry().op(name), c), 3) << label(c);
+        check_all(registry().op(name), row_case(name, dt, s.rows, s.cols));
       }
 }
 
@@ -61,8 +72,7 @@ TEST(RowsGpu, StridedRows) {
       // 5x7: tiny misaligned rows, whose scalar head and tail outnumber a narrow warp plan's lanes.
       for (const Shape& s : {Shape{5, 7}, Shape{3, 1000}, Shape{131, 8193}, Shape{4, 32769}, Shape{160, 4096}})
         for (std::int64_t extra : {3, 8, 64}) {
-          const Case c{name, dt, {s.rows, s.cols}, s.cols + extra};
-          check_all(registry().op(name), c);
+          check_all(registry().op(name), row_case(name, dt, s.rows, s.cols, s.cols + extra));
         }
 }
 
@@ -70,7 +80,7 @@ TEST(RowsGpu, StridedRows) {
 TEST(RowsGpu, ManyWideRows) {
   KB_REQUIRE_GPU();
   for (const char* name : kOps)
-    for (DType dt : kAllDTypes) check_all(registry().op(name), Case{name, dt, {300, 40000}, 0});
+    for (DType dt : kAllDTypes) check_all(registry().op(name), row_case(name, dt, 300, 40000));
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -1,0 +1,588 @@
+// rmsnorm backward: dx = rstd * (g - n * mean(g n)) + dh and dw = sum over rows of dy * n,
+// with g = dy * w, n = h * rstd and rstd = rsqrt(mean(h^2) + eps) recomputed per row.
+// Bytes: read h, dy, dh (rows x width each) and w, write dx and dw. Simple to fast:
+//   eager (baseline): seven kernels, as a framework without fusion runs it: the row rstd, n and
+//          g as float32 tensors, the row mean of g n, dx, and dw as a column sum over all rows.
+//   resident (`single_block`): a persistent grid of as many blocks as fit the GPU at once;
+//          each takes rows in turn with h and dy held in registers (one read of each, dh read
+//          at the write), and keeps dw for its columns in registers across its rows (a
+//          thread's columns are the same in every row: a misaligned row is read element by
+//          element rather than split into a head, vectors and a tail). At the end
+//          each block writes its dw partial (one row of width floats); a finalize kernel adds
+//          the partials in block order.
+//   looped / split: wide rows. Kernel 1 sums h^2 and g h over each row (or row piece); kernel 2
+//          takes a tile of columns over a group of rows, computes dx and the group's dw
+//          partial for those columns; the finalize kernel adds the groups' partials in order.
+// dw is summed in float32 in a fixed order everywhere (no float atomics), so its bits are the
+// same from run to run on one GPU. When the weight is frozen (the case's `frozen` flag), dw is
+// neither accumulated nor written and the finalize kernel does not run.
+#include <cuda_runtime.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "core/errors.hpp"
+#include "kernels/rows/row_contract.hpp"
+#include "kernels/rows/row_device.cuh"
+#include "kernels/rows/row_family.hpp"
+#include "kernels/rows/row_launch.hpp"
+
+namespace kbench::rows {
+
+Op make_rmsnorm_backward_op();  // rmsnorm_backward_op.cpp
+
+namespace {
+
+// It holds h and dy (as softmax_backward holds y and dy): with its dw bookkeeping the 16-bit
+// 4-vector kernels spilled at a 512-thread bound, so its kernels are bound to 256 threads, and
+// float32 block plans take 8 vectors a thread to reach 2048 vectors (8192 columns) resident;
+// 16-bit rows stay resident to 1024 vectors (8192 columns). Its 16-bit 8-vector warp kernels
+// spilled at two blocks per SM (see kMinResidentBlocks), so rows of 129-256 vectors take a
+// block of 4-vector threads instead. Pieces of a split row keep two sums.
+constexpr RowRules kRules{.max_threads_4 = 256,
+                          .max_threads_8 = 256,
+                          .auto_resident_vecs = 2048,
+                          .warp_eight_vectors = false,
+                          .block_eight_vectors_f32 = true,
+                          .split_piece_bytes = 2 * sizeof(float)};
+
+// Two blocks of the resident kernel per SM at least (128 registers at 256 threads) where every
+// row is whole aligned vectors: left to itself ptxas gave the 8-vector kernels 175-209
+// registers, one block per SM, and an SM then waits through each row's reductions with nothing
+// else in flight. The kernel for other rows reads element by element where it must, which
+// takes more registers than that (it spilled at 128), so it keeps no second bound.
+constexpr int kMinResidentBlocks = 2;
+
+constexpr int kTileThreads = 256;  // looped and split: a column tile is kTileThreads x kTileCols
+constexpr int kTileCols = 8;       // columns per thread, strided by kTileThreads
+
+struct Tensors {
+  const void* h;
+  std::int64_t h_stride;
+  const void* w;
+  const void* dy;
+  std::int64_t dy_stride;
+  const void* dh;  // null when the case has no dh
+  std::int64_t dh_stride;
+  void* dx;
+};
+
+template <class T>
+__device__ __forceinline__ float at(const void* base, std::int64_t row, std::int64_t stride, int col) {
+  return to_float(static_cast<const T*>(base)[row_offset(row, stride) + col]);
+}
+
+__device__ __forceinline__ float inverse_rms(float sum_squares, int width, float eps) {
+  return rsqrtf(sum_squares / static_cast<float>(width) + eps);
+}
+
+// dx for one element: rstd g - h coef + dh, with coef = rstd^3 sum(g h) / width.
+__device__ __forceinline__ float grad(float h, float g, float dh, float rstd, float coef) {
+  return fmaf(rstd, g, fmaf(-h, coef, dh));
+}
+
+// ---- resident: a persistent grid, dw in registers --------------------------------------------
+
+// Vector v of a row (elements v kVec .. v kVec + kVec - 1), whatever the row's alignment: one
+// 16-byte load where the row allows it, else element by element, zeros past the width. A
+// thread's columns are then the same in every row, strided or not, so its dw stays in
+// registers across rows.
+template <class T, Cache C, bool Aligned>
+__device__ __forceinline__ uint4 load_cols(const T* row, int v, int width) {
+  const T* p = row + v * kVec<T>;
+  if constexpr (Aligned) return load16<T, C>(p, true);
+  if (v * kVec<T> + kVec<T> <= width && aligned16(p)) return load16<T, C>(p, true);
+  Vec16<T> r;
+#pragma unroll
+  for (int j = 0; j < kVec<T>; ++j) r.v[j] = v * kVec<T> + j < width ? p[j] : from_float<T>(0.0f);
+  return r.u;
+}
+
+template <class T, bool Aligned>
+__device__ __forceinline__ void store_cols(T* row, int v, int width, const Vec16<T>& o) {
+  T* p = row + v * kVec<T>;
+  if (Aligned || (v * kVec<T> + kVec<T> <= width && aligned16(p))) {
+    __stcs(reinterpret_cast<uint4*>(p), o.u);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j)
+      if (v * kVec<T> + j < width) p[j] = o.v[j];
+  }
+}
+
+// dw accumulates in shared memory, one float per column (and per row slot of a warp-plan
+// block), each written only by the thread that owns its column: no ordering between threads,
+// so the sums are the same from run to run. (Held in registers beside h and dy, the 8-vector
+// kernels took over 200 registers, one block per SM.) `partial` is gridDim.x x width floats,
+// null when the weight is frozen; the block's slots are added in slot order into its row.
+template <class T, int K, bool WithDh, bool WithDw, bool Aligned>
+__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
+    rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial) {
+  extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
+  __shared__ float scratch[32];
+  const int shift = __ffs(lanes) - 1;
+  const int rows_per_block = blockDim.x >> shift, slot = threadIdx.x >> shift, lane = threadIdx.x & (lanes - 1);
+  const int nvec = (width + kVec<T> - 1) / kVec<T>;
+  // w is read per row, twice (for sum g h, then for dx), from L1, rather than held across the
+  // reductions.
+  const T* w = static_cast<const T*>(t.w);
+  float* dw = dw_slots + slot * width;
+  if constexpr (WithDw)
+    for (int c = threadIdx.x; c < rows_per_block * width; c += blockDim.x) dw_slots[c] = 0.0f;
+  // Each thread zeroes and then owns its own columns' entries; the barrier is for the zeroing,
+  // which strides over all of them.
+  __syncthreads();
+
+  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; base < rows;
+       base += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
+    const std::int64_t row = base + slot;
+    const bool active = row < rows;
+    const std::int64_t r = active ? row : rows - 1;  // an idle slot reads the last row and keeps nothing
+    const T* hr = static_cast<const T*>(t.h) + row_offset(r, t.h_stride);
+    const T* dyr = static_cast<const T*>(t.dy) + row_offset(r, t.dy_stride);
+    uint4 hv[K], dyv[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int v = lane + k * lanes;
+      hv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(hr, v, width) : make_uint4(0, 0, 0, 0);
+      dyv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(dyr, v, width) : make_uint4(0, 0, 0, 0);
+    }
+    float ss = 0.0f, sg = 0.0f;  // sum h^2 and sum g h; zero bits are +0 in every dtype
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int v = lane + k * lanes;
+      const uint4 wv = v < nvec ? load_cols<T, Cache::normal, Aligned>(w, v, width) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int j = 0; j < kVec<T>; ++j) {
+        const float h = elem<T>(hv[k], j);
+        ss = fmaf(h, h, ss);
+        sg = fmaf(elem<T>(dyv[k], j) * elem<T>(wv, j), h, sg);
+      }
+    }
+    ss = row_reduce(ss, lanes, scratch, SumOp{});
+    sg = row_reduce(sg, lanes, scratch, SumOp{});
+    const float rstd = inverse_rms(ss, width, eps);
+    const float coef = rstd * rstd * rstd * sg / static_cast<float>(width);
+    // Only the packed vectors live across the reductions (see keep_packed).
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      keep_packed(hv[k]);
+      keep_packed(dyv[k]);
+    }
+    if (!active) continue;
+
+    T* dxr = static_cast<T*>(t.dx) + row_offset(r, width);
+    const T* dhr = WithDh ? static_cast<const T*>(t.dh) + row_offset(r, t.dh_stride) : nullptr;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int v = lane + k * lanes;
+      if (v >= nvec) continue;
+      uint4 dhv = make_uint4(0, 0, 0, 0);
+      if constexpr (WithDh) dhv = load_cols<T, Cache::last_use, Aligned>(dhr, v, width);
+      const uint4 wv = load_cols<T, Cache::normal, Aligned>(w, v, width);
+      Vec16<T> o;
+#pragma unroll
+      for (int j = 0; j < kVec<T>; ++j) {
+        const float h = elem<T>(hv[k], j), dy = elem<T>(dyv[k], j);
+        o.v[j] = from_float<T>(grad(h, dy * elem<T>(wv, j), WithDh ? elem<T>(dhv, j) : 0.0f, rstd, coef));
+        const int c = v * kVec<T> + j;
+        if (WithDw && c < width) dw[c] = fmaf(dy * h, rstd, dw[c]);
+      }
+      store_cols<T, Aligned>(dxr, v, width, o);
+    }
+  }
+  if constexpr (WithDw) {
+    __syncthreads();
+    float* out = partial + static_cast<std::int64_t>(blockIdx.x) * width;
+    for (int c = threadIdx.x; c < width; c += blockDim.x) {
+      float s = 0.0f;
+      for (int i = 0; i < rows_per_block; ++i) s += dw_slots[i * width + c];
+      out[c] = s;
+    }
+  }
+}
+
+// ---- looped and split: row sums, then column tiles over row groups --------------------------
+
+// Kernel 1: block b sums h^2 and g h over piece b % segments of row b / segments.
+template <class T>
+__global__ void __launch_bounds__(kTileThreads) rmsnorm_bwd_sums_kernel(Tensors t, float2* sums, int width,
+                                                                        int segments, int segment) {
+  __shared__ float scratch[32];
+  const std::int64_t row = blockIdx.x / segments;
+  const int begin = (blockIdx.x % segments) * segment, end = min(begin + segment, width);
+  KahanSum ss, sg;
+  for (int c0 = begin + threadIdx.x; c0 < end; c0 += kTileThreads * kTileCols) {
+    float a = 0.0f, b = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kTileCols; ++i) {
+      const int c = c0 + i * kTileThreads;
+      if (c >= end) break;
+      const float h = at<T>(t.h, row, t.h_stride, c);
+      a = fmaf(h, h, a);
+      b = fmaf(at<T>(t.dy, row, t.dy_stride, c) * to_float(static_cast<const T*>(t.w)[c]), h, b);
+    }
+    ss.add(a);
+    sg.add(b);
+  }
+  const float s0 = block_reduce(ss.value(), scratch, SumOp{});
+  const float s1 = block_reduce(sg.value(), scratch, SumOp{});
+  if (threadIdx.x == 0) sums[blockIdx.x] = make_float2(s0, s1);
+}
+
+// Kernel 2: block (tile, group) computes dx for its columns over the group's rows, and the
+// group's dw partial for them (partial: groups x width, null when frozen).
+template <class T, bool WithDh, bool WithDw>
+__global__ void __launch_bounds__(kTileThreads)
+    rmsnorm_bwd_tile_kernel(Tensors t, const float2* sums, float* partial, std::int64_t rows, int width,
+                            int segments, std::int64_t rows_per_group, float eps) {
+  const int c0 = blockIdx.x * (kTileThreads * kTileCols) + threadIdx.x;
+  const std::int64_t first = blockIdx.y * rows_per_group, last = min(rows, first + rows_per_group);
+  float w[kTileCols], dw[kTileCols] = {};
+#pragma unroll
+  for (int i = 0; i < kTileCols; ++i) {
+    const int c = c0 + i * kTileThreads;
+    w[i] = c < width ? to_float(static_cast<const T*>(t.w)[c]) : 0.0f;
+  }
+  for (std::int64_t row = first; row < last; ++row) {
+    float ss = 0.0f, sg = 0.0f;  // the row's pieces in a fixed order: every tile gets the same bits
+    for (int s = 0; s < segments; ++s) {
+      const float2 p = sums[row * segments + s];
+      ss += p.x;
+      sg += p.y;
+    }
+    const float rstd = inverse_rms(ss, width, eps);
+    const float coef = rstd * rstd * rstd * sg / static_cast<float>(width);
+    T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
+#pragma unroll
+    for (int i = 0; i < kTileCols; ++i) {
+      const int c = c0 + i * kTileThreads;
+      if (c >= width) break;
+      const float h = at<T>(t.h, row, t.h_stride, c), dy = at<T>(t.dy, row, t.dy_stride, c);
+      const float dh = WithDh ? at<T>(t.dh, row, t.dh_stride, c) : 0.0f;
+      dxr[c] = from_float<T>(grad(h, dy * w[i], dh, rstd, coef));
+      if constexpr (WithDw) dw[i] = fmaf(dy * h, rstd, dw[i]);
+    }
+  }
+  if constexpr (WithDw)
+#pragma unroll
+    for (int i = 0; i < kTileCols; ++i) {
+      const int c = c0 + i * kTileThreads;
+      if (c < width) partial[blockIdx.y * static_cast<std::int64_t>(width) + c] = dw[i];
+    }
+}
+
+// dw[c] = the sum of the `count` partial rows at column c, in row order (32 columns a block:
+// each of 8 warps adds every 8th row, then the 8 sums are added in warp order).
+template <class T>
+__global__ void __launch_bounds__(256) rmsnorm_bwd_finalize_kernel(const float* partial, int count, int width, T* dw) {
+  __shared__ float sums[8][32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int c = blockIdx.x * 32 + lane;
+  KahanSum acc;
+  if (c < width)
+    for (int g = warp; g < count; g += 8) acc.add(__ldcg(partial + static_cast<std::int64_t>(g) * width + c));
+  sums[warp][lane] = acc.value();
+  __syncthreads();
+  if (warp == 0 && c < width) {
+    float s = 0.0f;
+    for (int i = 0; i < 8; ++i) s += sums[i][lane];
+    dw[c] = from_float<T>(s);
+  }
+}
+
+// ---- eager: seven kernels -------------------------------------------------------------------
+
+enum class EagerReduce { rstd, mean_gn };
+
+// A block per row: out[row] = rsqrt(mean(h^2) + eps), or mean(g n) of the float32 g and n.
+template <class T, EagerReduce R>
+__global__ void __launch_bounds__(256) rmsnorm_bwd_eager_reduce_kernel(Tensors t, const float* g, const float* n,
+                                                                        float* out, int width, float eps) {
+  __shared__ float scratch[32];
+  const std::int64_t row = blockIdx.x;
+  KahanSum acc;
+  for (int c = threadIdx.x; c < width; c += blockDim.x) {
+    if constexpr (R == EagerReduce::rstd) {
+      const float h = at<T>(t.h, row, t.h_stride, c);
+      acc.add(h * h);
+    } else {
+      acc.add(g[row * width + c] * n[row * width + c]);
+    }
+  }
+  const float s = block_reduce(acc.value(), scratch, SumOp{}) / static_cast<float>(width);
+  if (threadIdx.x == 0) out[row] = R == EagerReduce::rstd ? rsqrtf(s + eps) : s;
+}
+
+enum class EagerMap { n, g, dx };
+
+// Elementwise over every row: n = h rstd, g = dy w (both float32), dx = rstd (g - n m) + dh.
+template <class T, EagerMap M>
+__global__ void __launch_bounds__(256) rmsnorm_bwd_eager_map_kernel(Tensors t, const float* rstd, const float* m,
+                                                                     float* g, float* n, std::int64_t rows, int width) {
+  const std::int64_t count = rows * width;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t row = i / width;
+    const int c = static_cast<int>(i % width);
+    if constexpr (M == EagerMap::n) n[i] = at<T>(t.h, row, t.h_stride, c) * rstd[row];
+    if constexpr (M == EagerMap::g) g[i] = at<T>(t.dy, row, t.dy_stride, c) * to_float(static_cast<const T*>(t.w)[c]);
+    if constexpr (M == EagerMap::dx) {
+      const float dh = t.dh ? at<T>(t.dh, row, t.dh_stride, c) : 0.0f;
+      static_cast<T*>(t.dx)[i] = from_float<T>(rstd[row] * (g[i] - n[i] * m[row]) + dh);
+    }
+  }
+}
+
+// dw[c] = sum over rows of dy n, a column at a time per thread, rows in order.
+template <class T>
+__global__ void __launch_bounds__(256) rmsnorm_bwd_eager_dw_kernel(Tensors t, const float* n, T* dw, std::int64_t rows,
+                                                                   int width) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= width) return;
+  KahanSum acc;
+  for (std::int64_t row = 0; row < rows; ++row) acc.add(at<T>(t.dy, row, t.dy_stride, c) * n[row * width + c]);
+  dw[c] = from_float<T>(acc.value());
+}
+
+// ---- launchers -------------------------------------------------------------------------------
+
+bool has_dh(const Case& c) { return c.param("dh") != 0; }
+bool with_dw(const Case& c) { return c.param("frozen") == 0; }
+
+Tensors tensors(const LaunchArgs& a) {
+  const bool dh = has_dh(a.c);
+  return Tensors{a.inputs[0].data, a.inputs[0].row_stride, a.inputs[1].data, a.inputs[2].data, a.inputs[2].row_stride,
+                 dh ? a.inputs[3].data : nullptr, dh ? a.inputs[3].row_stride : 0, a.outputs[0].data};
+}
+
+// h, dy and dh are [rows, width] views, w one row of width; dx contiguous [rows, width], dw one
+// row of width.
+RowGeometry checked_geometry(const LaunchArgs& a) {
+  const std::int64_t rows = rows_of(a.c), width = cols_of(a.c);
+  check_row_tensor((a.c.op + " input h").c_str(), a.inputs[0], rows, width, false);
+  check_row_tensor((a.c.op + " input w").c_str(), a.inputs[1], 1, width, true);
+  check_row_tensor((a.c.op + " input dy").c_str(), a.inputs[2], rows, width, false);
+  if (has_dh(a.c)) check_row_tensor((a.c.op + " input dh").c_str(), a.inputs[3], rows, width, false);
+  check_row_tensor((a.c.op + " output dx").c_str(), a.outputs[0], rows, width, true);
+  if (with_dw(a.c)) check_row_tensor((a.c.op + " output dw").c_str(), a.outputs[1], 1, width, true);
+  return {rows, width, a.inputs[0].row_stride};
+}
+
+// Blocks of the resident kernel: as many as the GPU holds at once (its occupancy for this
+// launch, read once per instantiation and device), never more than the row groups.
+template <class Kernel>
+unsigned persistent_blocks(Kernel kernel, int threads, std::size_t shared, std::int64_t row_groups) {
+  static std::mutex mutex;
+  static std::map<std::tuple<const void*, int, std::size_t, int>, int> known;  // per kernel, shape, device
+  int device = 0;
+  KB_CUDA(cudaGetDevice(&device));
+  int per_sm = 0;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), threads, shared, device);
+    auto it = known.find(key);
+    if (it == known.end()) {
+      KB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
+      it = known.emplace(key, per_sm).first;
+    }
+    per_sm = it->second;
+  }
+  const std::int64_t full = static_cast<std::int64_t>(std::max(per_sm, 1)) * current_device_limits().sms;
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(full, row_groups)));
+}
+
+// The looped and split plans' row groups: enough tiles x groups for four blocks per SM.
+struct TileGrid {
+  unsigned tiles;
+  std::int64_t groups, rows_per_group;
+};
+
+TileGrid tile_grid(std::int64_t rows, std::int64_t width) {
+  const std::int64_t tiles = (width + kTileThreads * kTileCols - 1) / (kTileThreads * kTileCols);
+  const std::int64_t want = std::max<std::int64_t>(1, 4 * current_device_limits().sms / tiles);
+  const std::int64_t per_group = (rows + std::min(rows, want) - 1) / std::min(rows, want);
+  return {static_cast<unsigned>(tiles), (rows + per_group - 1) / per_group, per_group};
+}
+
+// The resident kernel for T, K and the case's flags, with its blocks and shared memory.
+struct ResidentLaunch {
+  void (*kernel)(Tensors, std::int64_t, int, int, float, float*);
+  unsigned blocks;
+  std::size_t shared;
+};
+
+template <class T, int K, bool Aligned>
+auto resident_kernel(bool dh, bool dw) {
+  return dh ? (dw ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned> : rmsnorm_bwd_resident_kernel<T, K, true, false, Aligned>)
+            : (dw ? rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned> : rmsnorm_bwd_resident_kernel<T, K, false, false, Aligned>);
+}
+
+// `aligned`: every row of h, dy, dh and dx, and w, is whole 16-byte vectors on 16-byte
+// boundaries.
+template <class T, int K>
+ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned) {
+  if constexpr (K == 8 && sizeof(T) == 2) {  // never planned (kRules), and not compiled: it spills
+    throw std::logic_error(c.op + ": no 16-bit 8-vector resident kernel");
+  } else {
+    const bool dh = has_dh(c), dw = with_dw(c);
+    const auto kernel = aligned ? resident_kernel<T, K, true>(dh, dw) : resident_kernel<T, K, false>(dh, dw);
+    const int rows_per_block = plan.threads / plan.lanes;
+    // dw's columns: a row per slot. For widths past a warp plan's, the slots are a single row.
+    const std::size_t shared = dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0;
+    const std::int64_t groups = (rows_of(c) + rows_per_block - 1) / rows_per_block;
+    return {kernel, persistent_blocks(kernel, plan.threads, shared, groups), shared};
+  }
+}
+
+// The workspace: the dw partials (resident: a row per block; looped and split: a row per row
+// group) and the looped and split plans' row sums.
+std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&) {
+  const std::size_t width = static_cast<std::size_t>(cols_of(c));
+  if (plan.kind == RowKind::resident) {
+    if (!with_dw(c)) return 0;
+    std::size_t blocks = 0;
+    dispatch_dtype(c.dtype, [&]<class T>() {
+      dispatch_resident(c.op, kRules, plan, [&]<int K>() {  // either kernel may run: room for the larger grid
+        blocks = std::max(resident_launch<T, K>(plan, c, true).blocks, resident_launch<T, K>(plan, c, false).blocks);
+      });
+    });
+    return blocks * width * sizeof(float);
+  }
+  const TileGrid grid = tile_grid(rows_of(c), cols_of(c));
+  const std::size_t sums = static_cast<std::size_t>(rows_of(c)) * plan.segments * sizeof(float2);
+  return sums + (with_dw(c) ? static_cast<std::size_t>(grid.groups) * width * sizeof(float) : 0);
+}
+
+template <class T>
+void launch_finalize(const LaunchArgs& a, const float* partial, std::int64_t count) {
+  const int width = static_cast<int>(cols_of(a.c));
+  rmsnorm_bwd_finalize_kernel<T><<<static_cast<unsigned>((width + 31) / 32), 256, 0, a.stream>>>(
+      partial, static_cast<int>(count), width, a.outputs[1].as<T>());
+}
+
+// The plan's kernels for launch_row_plan (row_launch.hpp).
+struct RmsnormBackwardKernels {
+  const RowPlan& plan;
+  const LaunchArgs& a;
+  RowGeometry g;
+  float eps;
+
+  template <class T, int K>
+  void resident() const {
+    const Tensors t = tensors(a);
+    const std::int64_t w = g.width;
+    const bool aligned = rows_aligned(static_cast<const T*>(t.h), t.h_stride, w) &&
+                         rows_aligned(static_cast<const T*>(t.dy), t.dy_stride, w) &&
+                         (!t.dh || rows_aligned(static_cast<const T*>(t.dh), t.dh_stride, w)) &&
+                         rows_aligned(static_cast<const T*>(t.dx), w, w) && rows_aligned(static_cast<const T*>(t.w), w, w);
+    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned);
+    auto* partial = static_cast<float*>(a.workspace);
+    if (with_dw(a.c) && partial == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
+    l.kernel<<<l.blocks, plan.threads, l.shared, a.stream>>>(t, g.rows, static_cast<int>(g.width), plan.lanes,
+                                                            eps, partial);
+    if (with_dw(a.c)) {
+      KB_CUDA_LAUNCH();
+      launch_finalize<T>(a, partial, l.blocks);
+    }
+  }
+  template <class T>
+  void looped() const {
+    two_pass<T>();
+  }
+  template <class T>
+  void split() const {
+    two_pass<T>();
+  }
+
+  template <class T>
+  void two_pass() const {
+    if (a.workspace == nullptr) throw std::invalid_argument(a.c.op + ": no workspace");
+    const int segments = plan.kind == RowKind::split ? plan.segments : 1;
+    const int segment = plan.kind == RowKind::split ? static_cast<int>(plan.segment) : static_cast<int>(g.width);
+    auto* sums = static_cast<float2*>(a.workspace);
+    float* partial = reinterpret_cast<float*>(sums + g.rows * segments);
+    const int w = static_cast<int>(g.width);
+    rmsnorm_bwd_sums_kernel<T><<<static_cast<unsigned>(g.rows * segments), kTileThreads, 0, a.stream>>>(
+        tensors(a), sums, w, segments, segment);
+    KB_CUDA_LAUNCH();
+    const TileGrid grid = tile_grid(g.rows, g.width);
+    const dim3 blocks(grid.tiles, static_cast<unsigned>(grid.groups));
+    const bool dh = has_dh(a.c), dw = with_dw(a.c);
+    auto kernel = dh ? (dw ? rmsnorm_bwd_tile_kernel<T, true, true> : rmsnorm_bwd_tile_kernel<T, true, false>)
+                     : (dw ? rmsnorm_bwd_tile_kernel<T, false, true> : rmsnorm_bwd_tile_kernel<T, false, false>);
+    kernel<<<blocks, kTileThreads, 0, a.stream>>>(tensors(a), sums, partial, g.rows, w, segments, grid.rows_per_group, eps);
+    if (dw) {
+      KB_CUDA_LAUNCH();
+      launch_finalize<T>(a, partial, grid.groups);
+    }
+  }
+};
+
+void launch_rmsnorm_backward(const RowPlan& plan, const LaunchArgs& a) {
+  const RowGeometry g = checked_geometry(a);
+  if (g.rows == 0 || g.width == 0) return;
+  launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{plan, a, g, static_cast<float>(a.c.param("eps"))});
+}
+
+// The eager baseline's workspace: rstd and mean(g n) per row, then g and n as float32 tensors.
+std::size_t eager_workspace_bytes(const Case& c) {
+  const std::size_t rows = static_cast<std::size_t>(rows_of(c)), width = static_cast<std::size_t>(cols_of(c));
+  return (2 * rows + 2 * rows * width) * sizeof(float);
+}
+
+void launch_eager(const LaunchArgs& a) {
+  const RowGeometry geo = checked_geometry(a);
+  if (geo.rows == 0 || geo.width == 0) return;
+  if (a.workspace == nullptr) throw std::invalid_argument(a.c.op + " eager: no workspace");
+  auto* rstd = static_cast<float*>(a.workspace);
+  float* m = rstd + geo.rows;
+  float* g = m + geo.rows;
+  float* n = g + geo.rows * geo.width;
+  const int w = static_cast<int>(geo.width);
+  const float eps = static_cast<float>(a.c.param("eps"));
+  const auto rows = static_cast<unsigned>(geo.rows);
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((geo.rows * geo.width + 255) / 256, 8 * 4 * 132));
+  const Tensors t = tensors(a);
+  dispatch_dtype(a.c.dtype, [&]<class T>() {
+    rmsnorm_bwd_eager_reduce_kernel<T, EagerReduce::rstd><<<rows, 256, 0, a.stream>>>(t, nullptr, nullptr, rstd, w, eps);
+    KB_CUDA_LAUNCH();
+    rmsnorm_bwd_eager_map_kernel<T, EagerMap::n><<<blocks, 256, 0, a.stream>>>(t, rstd, m, g, n, geo.rows, w);
+    KB_CUDA_LAUNCH();
+    rmsnorm_bwd_eager_map_kernel<T, EagerMap::g><<<blocks, 256, 0, a.stream>>>(t, rstd, m, g, n, geo.rows, w);
+    KB_CUDA_LAUNCH();
+    rmsnorm_bwd_eager_reduce_kernel<T, EagerReduce::mean_gn><<<rows, 256, 0, a.stream>>>(t, g, n, m, w, eps);
+    KB_CUDA_LAUNCH();
+    rmsnorm_bwd_eager_map_kernel<T, EagerMap::dx><<<blocks, 256, 0, a.stream>>>(t, rstd, m, g, n, geo.rows, w);
+    if (with_dw(a.c)) {
+      KB_CUDA_LAUNCH();
+      rmsnorm_bwd_eager_dw_kernel<T><<<static_cast<unsigned>((w + 255) / 256), 256, 0, a.stream>>>(
+          t, n, a.outputs[1].as<T>(), geo.rows, w);
+    }
+  });
+  KB_CUDA_LAUNCH();
+}
+
+}  // namespace
+
+}  // namespace kbench::rows
+
+namespace kbench {
+
+void register_rmsnorm_backward(Registry& r) {
+  using namespace rows;
+  RowOpDefinition def{make_rmsnorm_backward_op(),
+                      kRules,
+                      launch_rmsnorm_backward,
+                      {{"auto", std::nullopt, "follows row_plan"},
+                       {"single_block", Forced::resident_any, "persistent blocks, h and dy in registers, dw per block"},
+                       {"looped", Forced::looped, "row sums, then column tiles over row groups"},
+                       {"split", Forced::split, "row sums by pieces, then column tiles over row groups"}},
+                      workspace_bytes};
+  register_row_op(r, def);
+  r.add_variant(row_baseline(def.op.name, "eager", "seven kernels: rstd, n, g, mean(g n), dx, column-sum dw",
+                             eager_workspace_bytes, launch_eager));
+}
+
+}  // namespace kbench

@@ -1,0 +1,200 @@
+// RMSNorm forward and backward beyond the row tests' awkward and strided shapes
+// (test_rows.cpp runs every variant there): eps at both ends, constant and large rows, upstream
+// gradients of other shapes, dh present and absent, a frozen weight, dw's bits from run to run
+// and from process to process, and the launch contracts.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "core/device_buffer.hpp"
+#include "core/subprocess.hpp"
+#include "gpu_test.hpp"
+#include "harness/prepare.hpp"
+#include "kernels/all_ops.hpp"
+#include "record/sha256.hpp"
+
+namespace kbench {
+namespace {
+
+const char* const kOps[] = {"rmsnorm", "rmsnorm_backward"};
+
+// Every variant of the case's op on it (tweaked inputs, and tolerances scaled by `scale` for
+// inputs that many times larger than the op's generator draws); returns how many ran.
+int check_all(const Case& c, const InputTweak& tweak = {}, double scale = 1) {
+  Op op = registry().op(c.op);
+  const auto base = op.tolerance;
+  op.tolerance = [base, scale](const Case& k, std::size_t i) {
+    Tolerance t = base(k, i);
+    t.atol *= scale;
+    return t;
+  };
+  Rng rng(3);
+  const PreparedCase pc = prepare_case(op, c, rng, tweak);
+  int ran = 0;
+  for (const Variant* v : registry().variants(c.op)) {
+    if (!v->unsupported(c).empty()) continue;
+    const CheckInfo info = check_variant(pc, *v, nullptr);
+    EXPECT_TRUE(info.passed) << case_label(c) << " variant " << v->name << ": " << info.detail;
+    ++ran;
+  }
+  EXPECT_GE(ran, 4) << case_label(c);  // auto, looped, split and eager take every row shape
+  return ran;
+}
+
+Case rms_case(const char* op, DType dt, std::int64_t rows, std::int64_t cols, const std::map<std::string, double>& p = {}) {
+  return make_case(registry().op(op), dt, {rows, cols}, p);
+}
+
+struct Shape2 {
+  std::int64_t rows, cols;
+};
+const Shape2 kShapes[] = {{3, 1000}, {131, 8193}, {64, 4096}, {4, 32769}};
+
+TEST(RmsnormGpu, EpsAtBothEnds) {
+  KB_REQUIRE_GPU();
+  int cases = 0;
+  for (const char* op : kOps)
+    for (DType dt : kAllDTypes)
+      for (const Shape2& s : kShapes)
+        for (double eps : {1e-12, 1e-2}) {
+          check_all(rms_case(op, dt, s.rows, s.cols, {{"eps", eps}}));
+          ++cases;
+        }
+  EXPECT_EQ(cases, 2 * 3 * 4 * 2);
+}
+
+// Constant rows (rstd = 1 / sqrt(c^2 + eps) exactly representable as a float sum) and rows 1e4
+// times larger than the generator's, whose absolute tolerances scale with them.
+TEST(RmsnormGpu, ConstantAndLargeRows) {
+  KB_REQUIRE_GPU();
+  const auto constant = [](const Case&, std::vector<HostTensor>& in) {
+    for (auto& v : in[0].values) v = 0.375;
+  };
+  const auto large = [](const Case&, std::vector<HostTensor>& in) {
+    for (auto& v : in[0].values) v *= 1e4;
+  };
+  for (const char* op : kOps)
+    for (DType dt : kAllDTypes)
+      for (const Shape2& s : kShapes) {
+        check_all(rms_case(op, dt, s.rows, s.cols), constant);
+        check_all(rms_case(op, dt, s.rows, s.cols), large, 1e4);
+      }
+}
+
+// dy the same row for every row, dy constant, and dy with a mean of 100: the tolerances of dx
+// and dw, written for |dy| <= 1.25, scale by 100 for the last.
+TEST(RmsnormGpu, UpstreamGradients) {
+  KB_REQUIRE_GPU();
+  const auto broadcast = [](const Case&, std::vector<HostTensor>& in) {
+    auto& dy = in[2];
+    for (std::int64_t r = 1; r < dy.desc.rows; ++r)
+      for (std::int64_t c = 0; c < dy.desc.cols; ++c) dy.values[r * dy.desc.cols + c] = dy.values[c];
+  };
+  const auto constant = [](const Case&, std::vector<HostTensor>& in) {
+    for (auto& v : in[2].values) v = -0.75;
+  };
+  const auto large_mean = [](const Case&, std::vector<HostTensor>& in) {
+    for (auto& v : in[2].values) v += 100;
+  };
+  for (DType dt : kAllDTypes)
+    for (const Shape2& s : kShapes) {
+      const Case c = rms_case("rmsnorm_backward", dt, s.rows, s.cols);
+      check_all(c, broadcast);
+      check_all(c, constant);
+      check_all(c, large_mean, 100);
+    }
+}
+
+TEST(RmsnormGpu, ResidualGradientAndFrozenWeight) {
+  KB_REQUIRE_GPU();
+  for (double dh : {0.0, 1.0})
+    for (double frozen : {0.0, 1.0})
+      for (DType dt : kAllDTypes)
+        for (const Shape2& s : {Shape2{199, 760}, Shape2{16, 4096}, Shape2{4, 32769}}) {
+          const Case c = rms_case("rmsnorm_backward", dt, s.rows, s.cols, {{"dh", dh}, {"frozen", frozen}});
+          const Op& op = registry().op(c.op);
+          EXPECT_EQ(op.inputs(c).size(), dh != 0 ? 4u : 3u);
+          EXPECT_EQ(op.outputs(c).size(), frozen != 0 ? 1u : 2u);
+          check_all(c);
+        }
+}
+
+// dw of the automatic plan at a case where every block adds many rows, as a digest of its bits.
+std::string dw_digest(const std::string& variant) {
+  const Op& op = registry().op("rmsnorm_backward");
+  const Case c = make_case(op, DType::bf16, {8192, 1024});
+  Rng rng(11);
+  const PreparedCase pc = prepare_case(op, c, rng);
+  const Variant& v = registry().variant(c.op, variant);
+  const DeviceBuffer workspace = DeviceBuffer::zeroed(v.workspace_bytes(c));
+  std::string bits(static_cast<std::size_t>(c.shape[1]) * dtype_size(c.dtype), '\0');
+  std::string digests;
+  for (int launch = 0; launch < 2; ++launch) {
+    v.launch(LaunchArgs{c, pc.primary.input_views, pc.primary.output_views, workspace.get(), nullptr});
+    KB_CUDA(cudaMemcpy(bits.data(), pc.primary.outputs[1].get(), bits.size(), cudaMemcpyDeviceToHost));
+    digests += (launch ? " " : "") + sha256_hex(bits);
+  }
+  return digests;
+}
+
+TEST(RmsnormGpu, WeightGradientBitsRepeatWithinAProcess) {
+  KB_REQUIRE_GPU();
+  for (const char* variant : {"auto", "looped", "split"}) {
+    const std::string d = dw_digest(variant);
+    EXPECT_EQ(d.substr(0, 64), d.substr(65)) << variant << ": two launches gave different dw bits";
+  }
+}
+
+// Run by the test below in a second process of this binary; writes the digest to a file.
+TEST(RmsnormGpu, DISABLED_WeightGradientDigestChild) {
+  const char* out = std::getenv("KBENCH_DW_DIGEST_FILE");
+  ASSERT_NE(out, nullptr);
+  std::ofstream(out) << dw_digest("auto").substr(0, 64);
+}
+
+TEST(RmsnormGpu, WeightGradientBitsRepeatAcrossProcesses) {
+  KB_REQUIRE_GPU();
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("kbench-dw-" + std::to_string(::getpid()));
+  ProcessOptions options;
+  options.env["KBENCH_DW_DIGEST_FILE"] = file.string();
+  const ProcessResult child = run_process({std::filesystem::read_symlink("/proc/self/exe").string(),
+                                           "--gtest_also_run_disabled_tests",
+                                           "--gtest_filter=RmsnormGpu.DISABLED_WeightGradientDigestChild"},
+                                          options);
+  ASSERT_TRUE(child.ok()) << child.out;
+  std::string theirs;
+  std::ifstream(file) >> theirs;
+  std::filesystem::remove(file);
+  EXPECT_EQ(theirs.size(), 64u);
+  EXPECT_EQ(theirs, dw_digest("auto").substr(0, 64)) << "another process summed dw to other bits";
+}
+
+TEST(RmsnormGpu, LaunchersRejectBrokenContracts) {
+  KB_REQUIRE_GPU();
+  const Case c = rms_case("rmsnorm", DType::f32, 4, 100);
+  DeviceBuffer x(4 * 100 * 4), r(4 * 100 * 4), w(100 * 4), h(4 * 100 * 4), y(4 * 100 * 4), ws(1 << 16);
+  const DeviceTensor xt{x.get(), DType::f32, 4, 100, 100}, rt{r.get(), DType::f32, 4, 100, 100};
+  const DeviceTensor narrow_w{w.get(), DType::f32, 1, 99, 99};
+  const DeviceTensor overlap{r.get(), DType::f32, 4, 100, 99};
+  const DeviceTensor wt{w.get(), DType::f32, 1, 100, 100};
+  const DeviceTensor ht{h.get(), DType::f32, 4, 100, 100}, yt{y.get(), DType::f32, 4, 100, 100};
+  int refused = 0;
+  for (const Variant* v : registry().variants("rmsnorm")) {
+    for (const auto& ins : {std::vector<DeviceTensor>{xt, rt, narrow_w}, std::vector<DeviceTensor>{xt, overlap, wt}}) {
+      const std::vector<DeviceTensor> outs{ht, yt};
+      EXPECT_THROW(v->launch(LaunchArgs{c, ins, outs, ws.get(), nullptr}), std::invalid_argument) << v->name;
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused, 2 * static_cast<int>(registry().variants("rmsnorm").size()));
+  const Case wide = rms_case("rmsnorm_backward", DType::f32, 1, (1 << 20) + 1);
+  for (const Variant* v : registry().variants(wide.op)) EXPECT_FALSE(v->unsupported(wide).empty()) << v->name;
+}
+
+}  // namespace
+}  // namespace kbench
