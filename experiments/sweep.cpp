@@ -38,6 +38,9 @@ std::vector<MeasuredCase> plan_cases(const SweepSettings& s) {
           if (why.empty()) mc.variants.push_back(v);
           else mc.skipped.push_back(v->name + ": " + why);
         }
+        // A case no variant can serve is a bad request, not a run of skips.
+        if (mc.variants.empty())
+          throw UsageError("no variant can run " + case_label(mc.c) + " (" + mc.skipped.front() + ")");
         out.push_back(std::move(mc));
       }
   }

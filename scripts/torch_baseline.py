@@ -135,6 +135,23 @@ def _mode_choice(cli_value, config_value, allowed, where: str) -> list:
     return _string_list(config_value, allowed, where)
 
 
+def check_params(op: str, params, where: str) -> None:
+    """The ops' parameters this script times (kbench's Op::params; defaults eps 1e-6, dh 1,
+    frozen 0): PyTorch's composition here has eps RMSNORM_EPS and a backward without dh that
+    computes dw, so a config asking for anything else would compare different work."""
+    if not isinstance(params, dict):
+        raise UsageError(f"{where} must be an object of parameters")
+    wanted = {"eps": RMSNORM_EPS, "dh": 1, "frozen": 0} if op.startswith("rmsnorm") else {}
+    actual = dict(wanted, **params)
+    if op == "rmsnorm":
+        actual.pop("dh"), actual.pop("frozen")
+    if set(actual) - set(wanted) or actual.get("eps", RMSNORM_EPS) != RMSNORM_EPS:
+        raise UsageError(f"{where}: this script times {op} with eps {RMSNORM_EPS} only, got {params}")
+    if op == "rmsnorm_backward" and (actual["dh"] != 0 or actual["frozen"] != 0):
+        raise UsageError(f"{where}: this script times rmsnorm_backward without dh and with dw "
+                         f"(params dh 0, frozen 0), got {params}")
+
+
 def load_plan(args) -> Plan:
     path = args.config
     try:
@@ -173,6 +190,7 @@ def load_plan(args) -> Plan:
         if op not in SHAPE_RANK:
             skipped_ops.append(op)
             continue
+        check_params(op, entry.get("params", {}), f"{at}.params")
         # "variants" in the config name kbench's variants; this script times its own.
         for dtype in dtypes:
             for shape in shapes:

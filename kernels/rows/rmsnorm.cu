@@ -134,7 +134,8 @@ __global__ void __launch_bounds__(kRules.max_threads(K))
   T* hr = static_cast<T*>(t.h) + row_offset(rr, width);
   T* yr = static_cast<T*>(t.y) + row_offset(rr, width);
   const RowParts p = row_parts(xr, active ? width : 0);
-  const bool r_vec = same_phase(xr, res), h_vec = same_phase(xr, hr), w_vec = same_phase(xr, w);
+  const bool r_vec = same_phase(xr, res), h_vec = same_phase(xr, hr), y_vec = same_phase(xr, yr),
+             w_vec = same_phase(xr, w);
 
   uint4 hv[K];
   {
@@ -168,13 +169,15 @@ __global__ void __launch_bounds__(kRules.max_threads(K))
   if (lane < p.head) hr[lane] = hh;
   if (lane < p.tail) hr[p.tail_begin + lane] = ht;
   const float rstd = inverse_rms(row_reduce(ss, lanes, scratch, SumOp{}), width, eps);
+#pragma unroll
+  for (int k = 0; k < K; ++k) keep_packed(hv[k]);  // only the packed h lives across the reduction
 
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const int v = lane + k * lanes;
     if (v < p.nvec) {
       const uint4 wv = load16<T, Cache::normal>(w + p.head + v * kVec<T>, w_vec);
-      store16<T>(yr + p.head + v * kVec<T>, norm16<T>(hv[k], wv, rstd), h_vec);
+      store16<T>(yr + p.head + v * kVec<T>, norm16<T>(hv[k], wv, rstd), y_vec);
     }
   }
   if (lane < p.head) yr[lane] = from_float<T>(y1(hh, w[lane], rstd));
@@ -397,7 +400,8 @@ void launch_eager(const LaunchArgs& a) {
   float* rstd = ms + g.rows;
   float* scaled = rstd + g.rows;
   const int w = static_cast<int>(g.width);
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((g.rows * g.width + 255) / 256, 4 * 132 * 8));
+  const auto blocks = static_cast<unsigned>(
+      std::min<std::int64_t>((g.rows * g.width + 255) / 256, 32 * static_cast<std::int64_t>(current_device_limits().sms)));
   dispatch_dtype(a.c.dtype, [&]<class T>() {
     const DeviceTensor &x = a.inputs[0], &r = a.inputs[1];
     rmsnorm_eager_map_kernel<T, EagerStep::add><<<blocks, 256, 0, a.stream>>>(

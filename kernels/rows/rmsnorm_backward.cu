@@ -2,7 +2,8 @@
 // with g = dy * w, n = h * rstd and rstd = rsqrt(mean(h^2) + eps) recomputed per row.
 // Bytes: read h, dy, dh (rows x width each) and w, write dx and dw. Simple to fast:
 //   eager (baseline): seven kernels, as a framework without fusion runs it: the row rstd, n and
-//          g as float32 tensors, the row mean of g n, dx, and dw as a column sum over all rows.
+//          g as float32 tensors, the row mean of g n, dx, and dw as a column sum (over chunks of
+//          rows, then over the chunks).
 //   resident (`single_block`): a persistent grid of as many blocks as fit the GPU at once;
 //          each takes rows in turn with h and dy held in registers (one read of each, dh read
 //          at the write), and keeps dw for its columns in registers across its rows (a
@@ -335,15 +336,18 @@ __global__ void __launch_bounds__(256) rmsnorm_bwd_eager_map_kernel(Tensors t, c
   }
 }
 
-// dw[c] = sum over rows of dy n, a column at a time per thread, rows in order.
+// dw's partial over a chunk of rows: partial[chunk][c] = sum over the chunk's rows of dy n, a
+// column per thread, rows in order (the framework's split column sum; the finalize kernel
+// adds the chunks).
 template <class T>
-__global__ void __launch_bounds__(256) rmsnorm_bwd_eager_dw_kernel(Tensors t, const float* n, T* dw, std::int64_t rows,
-                                                                   int width) {
+__global__ void __launch_bounds__(256) rmsnorm_bwd_eager_dw_kernel(Tensors t, const float* n, float* partial,
+                                                                   std::int64_t rows, int width, std::int64_t chunk) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= width) return;
+  const std::int64_t first = blockIdx.y * chunk, last = min(rows, first + chunk);
   KahanSum acc;
-  for (std::int64_t row = 0; row < rows; ++row) acc.add(at<T>(t.dy, row, t.dy_stride, c) * n[row * width + c]);
-  dw[c] = from_float<T>(acc.value());
+  for (std::int64_t row = first; row < last; ++row) acc.add(at<T>(t.dy, row, t.dy_stride, c) * n[row * width + c]);
+  partial[blockIdx.y * static_cast<std::int64_t>(width) + c] = acc.value();
 }
 
 // ---- launchers -------------------------------------------------------------------------------
@@ -526,10 +530,17 @@ void launch_rmsnorm_backward(const RowPlan& plan, const LaunchArgs& a) {
   launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{plan, a, g, static_cast<float>(a.c.param("eps"))});
 }
 
-// The eager baseline's workspace: rstd and mean(g n) per row, then g and n as float32 tensors.
+// The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
+std::int64_t eager_dw_chunks(const Case& c) {
+  const std::int64_t tiles = (cols_of(c) + 255) / 256;
+  return std::clamp<std::int64_t>(4 * current_device_limits().sms / tiles, 1, std::max<std::int64_t>(rows_of(c), 1));
+}
+
+// The eager baseline's workspace: rstd and mean(g n) per row, g and n as float32 tensors, and
+// dw's chunk partials.
 std::size_t eager_workspace_bytes(const Case& c) {
   const std::size_t rows = static_cast<std::size_t>(rows_of(c)), width = static_cast<std::size_t>(cols_of(c));
-  return (2 * rows + 2 * rows * width) * sizeof(float);
+  return (2 * rows + 2 * rows * width + static_cast<std::size_t>(eager_dw_chunks(c)) * width) * sizeof(float);
 }
 
 void launch_eager(const LaunchArgs& a) {
@@ -543,7 +554,8 @@ void launch_eager(const LaunchArgs& a) {
   const int w = static_cast<int>(geo.width);
   const float eps = static_cast<float>(a.c.param("eps"));
   const auto rows = static_cast<unsigned>(geo.rows);
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((geo.rows * geo.width + 255) / 256, 8 * 4 * 132));
+  const auto blocks = static_cast<unsigned>(
+      std::min<std::int64_t>((geo.rows * geo.width + 255) / 256, 32 * static_cast<std::int64_t>(current_device_limits().sms)));
   const Tensors t = tensors(a);
   dispatch_dtype(a.c.dtype, [&]<class T>() {
     rmsnorm_bwd_eager_reduce_kernel<T, EagerReduce::rstd><<<rows, 256, 0, a.stream>>>(t, nullptr, nullptr, rstd, w, eps);
@@ -557,8 +569,12 @@ void launch_eager(const LaunchArgs& a) {
     rmsnorm_bwd_eager_map_kernel<T, EagerMap::dx><<<blocks, 256, 0, a.stream>>>(t, rstd, m, g, n, geo.rows, w);
     if (with_dw(a.c)) {
       KB_CUDA_LAUNCH();
-      rmsnorm_bwd_eager_dw_kernel<T><<<static_cast<unsigned>((w + 255) / 256), 256, 0, a.stream>>>(
-          t, n, a.outputs[1].as<T>(), geo.rows, w);
+      const std::int64_t chunks = eager_dw_chunks(a.c), chunk = (geo.rows + chunks - 1) / chunks;
+      float* partial = n + geo.rows * geo.width;
+      rmsnorm_bwd_eager_dw_kernel<T><<<dim3(static_cast<unsigned>((w + 255) / 256), static_cast<unsigned>(chunks)), 256, 0,
+                                       a.stream>>>(t, n, partial, geo.rows, w, chunk);
+      KB_CUDA_LAUNCH();
+      launch_finalize<T>(a, partial, chunks);
     }
   });
   KB_CUDA_LAUNCH();

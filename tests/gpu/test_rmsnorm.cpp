@@ -68,7 +68,8 @@ TEST(RmsnormGpu, EpsAtBothEnds) {
 }
 
 // Constant rows (rstd = 1 / sqrt(c^2 + eps) exactly representable as a float sum) and rows 1e4
-// times larger than the generator's, whose absolute tolerances scale with them.
+// times larger than the generator's: y, dx's norm term and dw do not change with the scale of
+// h, and its rstd term shrinks with it, so the tolerances hold unscaled.
 TEST(RmsnormGpu, ConstantAndLargeRows) {
   KB_REQUIRE_GPU();
   const auto constant = [](const Case&, std::vector<HostTensor>& in) {
@@ -81,7 +82,7 @@ TEST(RmsnormGpu, ConstantAndLargeRows) {
     for (DType dt : kAllDTypes)
       for (const Shape2& s : kShapes) {
         check_all(rms_case(op, dt, s.rows, s.cols), constant);
-        check_all(rms_case(op, dt, s.rows, s.cols), large, 1e4);
+        check_all(rms_case(op, dt, s.rows, s.cols), large);
       }
 }
 
