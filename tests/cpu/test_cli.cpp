@@ -40,6 +40,19 @@ TEST(Cli, UnknownDtypeAndCacheMode) {
   expect_one_line_usage_error("run --op add --shape 8 --dtype int8", "unknown dtype");
   expect_one_line_usage_error("run --op add --shape 8 --cache tepid", "unknown cache mode");
 }
+// A case no variant can serve is refused before anything runs, not reported as skips.
+TEST(Cli, CaseNoVariantCanRun) {
+  expect_one_line_usage_error("check --op softmax --shape 1x2097153", "no variant can run softmax");
+  expect_one_line_usage_error("run --op rmsnorm_backward --shape 2x2097153", "no variant can run");
+}
+TEST(Cli, OpParameters) {
+  expect_one_line_usage_error("check --op softmax --shape 4x4 --param frozen=1", "takes no parameter 'frozen'");
+  expect_one_line_usage_error("check --op rmsnorm --shape 4x4 --param eps=-1", "must lie in");
+  expect_one_line_usage_error("check --op rmsnorm --shape 4x4 --param eps=nan", "must lie in");
+  expect_one_line_usage_error("check --op rmsnorm --shape 4x4 --param eps", "NAME=NUMBER");
+  expect_one_line_usage_error("check --op rmsnorm_backward --shape 4x4 --param dh=2", "must lie in");
+  expect_one_line_usage_error("check --op rmsnorm --shape 4x4 --param frozen=1", "takes no parameter 'frozen'");
+}
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
 TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("probe", "not built yet"); }
 
