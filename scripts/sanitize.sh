@@ -12,13 +12,15 @@
 # process ran past 60 s on the H200 in its first session, having passed seven).
 #   scripts/sanitize.sh [build-dir]      exit status: 0 clean, 1 a tool found errors or was cut
 #   SANITIZE_TIMEOUT_S=120               the limit per test and tool (default 120 s)
+#   SANITIZE_FILTER='RmsnormGpu.*'       memcheck only these tests (a gtest filter; default: every
+#                                        test that checks kernels against the oracle)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build-gpu}/tests/kbench_gpu_tests
 [ -x "$bin" ] || { echo "sanitize: no $bin (build first)" >&2; exit 2; }
 command -v compute-sanitizer >/dev/null || { echo "sanitize: compute-sanitizer not found" >&2; exit 2; }
 
-every_kernel='RowsGpu.*:RmsnormGpu.*:*CopyAddCheck.EveryVariantMatchesTheOracle*:-RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProcesses'
+every_kernel=${SANITIZE_FILTER:-'RowsGpu.*:RmsnormGpu.*:*CopyAddCheck.EveryVariantMatchesTheOracle*:-RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProcesses'}
 one_of_each='RowsGpu.EveryVariantOnAwkwardShapes'
 limit=${SANITIZE_TIMEOUT_S:-120}
 status=0

@@ -432,6 +432,7 @@ void register_rmsnorm(Registry& r) {
   const RowOpDefinition def{
       make_rmsnorm_op(), kRules, launch_rmsnorm,
       {{"auto", std::nullopt, "follows row_plan"},
+       {"block", Forced::resident_block, "a block of 64-512 threads per row, x and r in registers"},
        {"single_block", Forced::resident_any, "x and r held in registers, h kept packed: one read of each"},
        {"looped", Forced::looped, "h written and summed a chunk at a time, then re-read from L2"},
        {"split", Forced::split, "h and per-piece sums of squares, then a fixed-order merge and y"}}};

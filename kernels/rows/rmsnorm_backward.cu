@@ -40,12 +40,15 @@ namespace {
 // float32 block plans take 8 vectors a thread to reach 2048 vectors (8192 columns) resident;
 // 16-bit rows stay resident to 1024 vectors (8192 columns). Its 16-bit 8-vector warp kernels
 // spilled at two blocks per SM (see kMinResidentBlocks), so rows of 129-256 vectors take a
-// block of 4-vector threads instead. Pieces of a split row keep two sums.
+// block of 4-vector threads instead, and float32 rows take 8 vectors a thread only past 256
+// (at 16384x1024 float32, 64 threads x 8 vectors left half of each thread's registers empty:
+// 100 us against rmsnorm's 73). Pieces of a split row keep two sums.
 constexpr RowRules kRules{.max_threads_4 = 256,
                           .max_threads_8 = 256,
                           .auto_resident_vecs = 2048,
                           .warp_eight_vectors = false,
                           .block_eight_vectors_f32 = true,
+                          .eight_vectors_above = 256,
                           .split_piece_bytes = 2 * sizeof(float)};
 
 // Two blocks of the resident kernel per SM at least (128 registers at 256 threads) where every
@@ -122,6 +125,9 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial) {
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float scratch[32];
+  // dh is loaded with h and dy, so that a row costs one trip to memory, not two; the 8-vector
+  // kernels have no registers for it at their bound and load it after the reductions.
+  constexpr bool kEarlyDh = WithDh && K <= 4;
   const int shift = __ffs(lanes) - 1;
   const int rows_per_block = blockDim.x >> shift, slot = threadIdx.x >> shift, lane = threadIdx.x & (lanes - 1);
   const int nvec = (width + kVec<T> - 1) / kVec<T>;
@@ -142,12 +148,14 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     const std::int64_t r = active ? row : rows - 1;  // an idle slot reads the last row and keeps nothing
     const T* hr = static_cast<const T*>(t.h) + row_offset(r, t.h_stride);
     const T* dyr = static_cast<const T*>(t.dy) + row_offset(r, t.dy_stride);
-    uint4 hv[K], dyv[K];
+    const T* dhr = WithDh ? static_cast<const T*>(t.dh) + row_offset(r, t.dh_stride) : nullptr;
+    uint4 hv[K], dyv[K], dhv[kEarlyDh ? K : 1];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int v = lane + k * lanes;
       hv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(hr, v, width) : make_uint4(0, 0, 0, 0);
       dyv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(dyr, v, width) : make_uint4(0, 0, 0, 0);
+      if constexpr (kEarlyDh) dhv[k] = v < nvec ? load_cols<T, Cache::last_use, Aligned>(dhr, v, width) : make_uint4(0, 0, 0, 0);
     }
     float ss = 0.0f, sg = 0.0f;  // sum h^2 and sum g h; zero bits are +0 in every dtype
 #pragma unroll
@@ -170,23 +178,24 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     for (int k = 0; k < K; ++k) {
       keep_packed(hv[k]);
       keep_packed(dyv[k]);
+      if constexpr (kEarlyDh) keep_packed(dhv[k]);
     }
     if (!active) continue;
 
     T* dxr = static_cast<T*>(t.dx) + row_offset(r, width);
-    const T* dhr = WithDh ? static_cast<const T*>(t.dh) + row_offset(r, t.dh_stride) : nullptr;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int v = lane + k * lanes;
       if (v >= nvec) continue;
-      uint4 dhv = make_uint4(0, 0, 0, 0);
-      if constexpr (WithDh) dhv = load_cols<T, Cache::last_use, Aligned>(dhr, v, width);
+      uint4 dh = make_uint4(0, 0, 0, 0);
+      if constexpr (kEarlyDh) dh = dhv[k];
+      else if constexpr (WithDh) dh = load_cols<T, Cache::last_use, Aligned>(dhr, v, width);
       const uint4 wv = load_cols<T, Cache::normal, Aligned>(w, v, width);
       Vec16<T> o;
 #pragma unroll
       for (int j = 0; j < kVec<T>; ++j) {
         const float h = elem<T>(hv[k], j), dy = elem<T>(dyv[k], j);
-        o.v[j] = from_float<T>(grad(h, dy * elem<T>(wv, j), WithDh ? elem<T>(dhv, j) : 0.0f, rstd, coef));
+        o.v[j] = from_float<T>(grad(h, dy * elem<T>(wv, j), WithDh ? elem<T>(dh, j) : 0.0f, rstd, coef));
         const int c = v * kVec<T> + j;
         if (WithDw && c < width) dw[c] = fmaf(dy * h, rstd, dw[c]);
       }
@@ -592,6 +601,7 @@ void register_rmsnorm_backward(Registry& r) {
                       kRules,
                       launch_rmsnorm_backward,
                       {{"auto", std::nullopt, "follows row_plan"},
+                       {"block", Forced::resident_block, "persistent blocks of 64-256 threads per row, dw per block"},
                        {"single_block", Forced::resident_any, "persistent blocks, h and dy in registers, dw per block"},
                        {"looped", Forced::looped, "row sums, then column tiles over row groups"},
                        {"split", Forced::split, "row sums by pieces, then column tiles over row groups"}},

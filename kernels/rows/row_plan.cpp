@@ -39,7 +39,7 @@ RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_
     p.vecs = 8;
     p.lanes = 32;
   } else {
-    const bool eight = rules.block_eight_vectors_f32 && dtype_size(dtype) == 4 &&
+    const bool eight = rules.block_eight_vectors_f32 && dtype_size(dtype) == 4 && nvec > rules.eight_vectors_above &&
                        nvec <= 8 * rules.max_threads(8);
     p.vecs = eight ? 8 : 4;
     p.lanes = std::max(64, pow2_at_least(ceil_div(nvec, p.vecs)));

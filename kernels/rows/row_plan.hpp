@@ -53,8 +53,11 @@ struct RowRules {
   std::int64_t auto_resident_vecs = 4096;
   // The warp plan goes to 8 vectors a lane (up to kWarpMaxVecs) before the block plan.
   bool warp_eight_vectors = true;
-  // float32 block plans hold 8 vectors a thread, up to 8 x max_threads_8 vectors.
+  // float32 block plans hold 8 vectors a thread, up to 8 x max_threads_8 vectors, for rows of
+  // more than eight_vectors_above vectors (below it, a block of 64 threads x 8 would leave
+  // vectors of its threads empty).
   bool block_eight_vectors_f32 = false;
+  std::int64_t eight_vectors_above = 0;
   // Looped plans read each row twice: the rows in flight are capped to fit half of L2.
   bool two_pass = true;
   // Rows below sms / split_below_divisor (of widths past 8192) are split across blocks.
