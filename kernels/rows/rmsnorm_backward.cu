@@ -115,6 +115,29 @@ __device__ __forceinline__ void store_cols(T* row, int v, int width, const Vec16
   }
 }
 
+// dw += dy h rstd for the columns of vector v. Aligned rows (width a multiple of the vector)
+// take 16-byte shared-memory accesses: a thread's columns are contiguous, so scalar accesses
+// by a warp strode 4 or 8 floats apart and hit 4 or 8 times in the same banks.
+template <class T, bool Aligned>
+__device__ __forceinline__ void add_dw(float* dw, int v, int width, const float (&dyh)[kVec<T>], float rstd) {
+  if constexpr (Aligned) {
+    auto* d4 = reinterpret_cast<float4*>(dw + v * kVec<T>);
+#pragma unroll
+    for (int q = 0; q < kVec<T> / 4; ++q) {
+      float4 a = d4[q];
+      a.x = fmaf(dyh[4 * q], rstd, a.x);
+      a.y = fmaf(dyh[4 * q + 1], rstd, a.y);
+      a.z = fmaf(dyh[4 * q + 2], rstd, a.z);
+      a.w = fmaf(dyh[4 * q + 3], rstd, a.w);
+      d4[q] = a;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j)
+      if (v * kVec<T> + j < width) dw[v * kVec<T> + j] = fmaf(dyh[j], rstd, dw[v * kVec<T> + j]);
+  }
+}
+
 // dw accumulates in shared memory, one float per column (and per row slot of a warp-plan
 // block), each written only by the thread that owns its column: no ordering between threads,
 // so the sums are the same from run to run. (Held in registers beside h and dy, the 8-vector
@@ -192,14 +215,15 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
       else if constexpr (WithDh) dh = load_cols<T, Cache::last_use, Aligned>(dhr, v, width);
       const uint4 wv = load_cols<T, Cache::normal, Aligned>(w, v, width);
       Vec16<T> o;
+      float dyh[kVec<T>];
 #pragma unroll
       for (int j = 0; j < kVec<T>; ++j) {
         const float h = elem<T>(hv[k], j), dy = elem<T>(dyv[k], j);
         o.v[j] = from_float<T>(grad(h, dy * elem<T>(wv, j), WithDh ? elem<T>(dh, j) : 0.0f, rstd, coef));
-        const int c = v * kVec<T> + j;
-        if (WithDw && c < width) dw[c] = fmaf(dy * h, rstd, dw[c]);
+        dyh[j] = dy * h;
       }
       store_cols<T, Aligned>(dxr, v, width, o);
+      if constexpr (WithDw) add_dw<T, Aligned>(dw, v, width, dyh, rstd);
     }
   }
   if constexpr (WithDw) {
