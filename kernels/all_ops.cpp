@@ -7,22 +7,24 @@ namespace kbench {
 
 void register_copy(Registry& r);
 void register_add(Registry& r);
+namespace rows {
 void register_row_sum(Registry& r);
 void register_softmax(Registry& r);
 void register_softmax_backward(Registry& r);
 void register_rmsnorm(Registry& r);
 void register_rmsnorm_backward(Registry& r);
+}  // namespace rows
 
 const Registry& registry() {
   static const Registry r = [] {
     Registry reg;
     register_copy(reg);
     register_add(reg);
-    register_row_sum(reg);
-    register_softmax(reg);
-    register_softmax_backward(reg);
-    register_rmsnorm(reg);
-    register_rmsnorm_backward(reg);
+    rows::register_row_sum(reg);
+    rows::register_softmax(reg);
+    rows::register_softmax_backward(reg);
+    rows::register_rmsnorm(reg);
+    rows::register_rmsnorm_backward(reg);
     return reg;
   }();
   return r;

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include "core/errors.hpp"
+#include "kernels/common/grid.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
 #include "kernels/rows/row_family.hpp"
@@ -354,10 +355,7 @@ RowGeometry checked_geometry(const LaunchArgs& a) {
 }
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
-struct RmsnormKernels {
-  const RowPlan& plan;
-  const LaunchArgs& a;
-  RowGeometry g;
+struct RmsnormKernels : PlanLaunch {
   float eps;
 
   template <class T, int K>
@@ -384,7 +382,7 @@ struct RmsnormKernels {
 void launch_rmsnorm(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, RmsnormKernels{plan, a, g, static_cast<float>(a.c.param("eps"))});
+  launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
 }
 
 // Workspace of the eager baseline: mean squares and rsqrt per row, then the scaled float32 copy.
@@ -400,8 +398,7 @@ void launch_eager(const LaunchArgs& a) {
   float* rstd = ms + g.rows;
   float* scaled = rstd + g.rows;
   const int w = static_cast<int>(g.width);
-  const auto blocks = static_cast<unsigned>(
-      std::min<std::int64_t>((g.rows * g.width + 255) / 256, 32 * static_cast<std::int64_t>(current_device_limits().sms)));
+  const unsigned blocks = grid_stride_blocks(g.rows * g.width, 256);
   dispatch_dtype(a.c.dtype, [&]<class T>() {
     const DeviceTensor &x = a.inputs[0], &r = a.inputs[1];
     rmsnorm_eager_map_kernel<T, EagerStep::add><<<blocks, 256, 0, a.stream>>>(
@@ -423,12 +420,7 @@ void launch_eager(const LaunchArgs& a) {
 
 }  // namespace
 
-}  // namespace kbench::rows
-
-namespace kbench {
-
 void register_rmsnorm(Registry& r) {
-  using namespace rows;
   const RowOpDefinition def{
       make_rmsnorm_op(), kRules, launch_rmsnorm,
       {{"auto", std::nullopt, "follows row_plan"},
@@ -441,4 +433,4 @@ void register_rmsnorm(Registry& r) {
                              eager_workspace_bytes, launch_eager));
 }
 
-}  // namespace kbench
+}  // namespace kbench::rows

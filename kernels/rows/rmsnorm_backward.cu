@@ -24,6 +24,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "kernels/common/grid.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
 #include "kernels/rows/row_family.hpp"
@@ -500,10 +501,7 @@ void launch_finalize(const LaunchArgs& a, const float* partial, std::int64_t cou
 }
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
-struct RmsnormBackwardKernels {
-  const RowPlan& plan;
-  const LaunchArgs& a;
-  RowGeometry g;
+struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
 
   template <class T, int K>
@@ -560,7 +558,7 @@ struct RmsnormBackwardKernels {
 void launch_rmsnorm_backward(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{plan, a, g, static_cast<float>(a.c.param("eps"))});
+  launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
 }
 
 // The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
@@ -587,8 +585,7 @@ void launch_eager(const LaunchArgs& a) {
   const int w = static_cast<int>(geo.width);
   const float eps = static_cast<float>(a.c.param("eps"));
   const auto rows = static_cast<unsigned>(geo.rows);
-  const auto blocks = static_cast<unsigned>(
-      std::min<std::int64_t>((geo.rows * geo.width + 255) / 256, 32 * static_cast<std::int64_t>(current_device_limits().sms)));
+  const unsigned blocks = grid_stride_blocks(geo.rows * geo.width, 256);
   const Tensors t = tensors(a);
   dispatch_dtype(a.c.dtype, [&]<class T>() {
     rmsnorm_bwd_eager_reduce_kernel<T, EagerReduce::rstd><<<rows, 256, 0, a.stream>>>(t, nullptr, nullptr, rstd, w, eps);
@@ -615,12 +612,7 @@ void launch_eager(const LaunchArgs& a) {
 
 }  // namespace
 
-}  // namespace kbench::rows
-
-namespace kbench {
-
 void register_rmsnorm_backward(Registry& r) {
-  using namespace rows;
   RowOpDefinition def{make_rmsnorm_backward_op(),
                       kRules,
                       launch_rmsnorm_backward,
@@ -635,4 +627,4 @@ void register_rmsnorm_backward(Registry& r) {
                              eager_workspace_bytes, launch_eager));
 }
 
-}  // namespace kbench
+}  // namespace kbench::rows

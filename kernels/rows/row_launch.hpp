@@ -57,6 +57,14 @@ inline RowGeometry checked_row_geometry(const LaunchArgs& a, std::initializer_li
   return {rows, width, a.inputs[0].row_stride};
 }
 
+// What every op's kernels struct holds: the plan, the launch and its checked geometry (ops
+// that need more, such as rmsnorm's eps, add it).
+struct PlanLaunch {
+  const RowPlan& plan;
+  const LaunchArgs& a;
+  RowGeometry g;
+};
+
 template <class Kernels>
 void launch_row_plan(const RowRules& rules, const RowPlan& plan, const LaunchArgs& a, const Kernels& k) {
   dispatch_dtype(a.c.dtype, [&]<class T>() {

@@ -250,10 +250,7 @@ cudaError_t cub_segmented_sum(void* temp, std::size_t& temp_bytes, const T* x, T
 }
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
-struct RowSumKernels {
-  const RowPlan& plan;
-  const LaunchArgs& a;
-  RowGeometry g;
+struct RowSumKernels : PlanLaunch {
 
   template <class T, int K>
   void resident() const {
@@ -288,7 +285,7 @@ void launch_row_sum(const RowPlan& plan, const LaunchArgs& a) {
     KB_CUDA(cudaMemsetAsync(a.outputs[0].data, 0, g.rows * dtype_size(a.c.dtype), a.stream));
     return;
   }
-  launch_row_plan(kRules, plan, a, RowSumKernels{plan, a, g});
+  launch_row_plan(kRules, plan, a, RowSumKernels{{plan, a, g}});
 }
 
 std::size_t cub_workspace_bytes(const Case& c) {
@@ -315,12 +312,7 @@ void launch_cub(const LaunchArgs& a) {
 
 }  // namespace
 
-}  // namespace kbench::rows
-
-namespace kbench {
-
 void register_row_sum(Registry& r) {
-  using namespace rows;
   const RowOpDefinition def{
       make_row_sum_op(), kRules, launch_row_sum,
       {{"auto", std::nullopt, "follows row_plan"},
@@ -333,4 +325,4 @@ void register_row_sum(Registry& r) {
                              cub_workspace_bytes, launch_cub));
 }
 
-}  // namespace kbench
+}  // namespace kbench::rows

@@ -331,10 +331,7 @@ __global__ void __launch_bounds__(256) softmax_eager_normalize_kernel(
 }
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
-struct SoftmaxKernels {
-  const RowPlan& plan;
-  const LaunchArgs& a;
-  RowGeometry g;
+struct SoftmaxKernels : PlanLaunch {
 
   template <class T, int K>
   void resident() const {
@@ -362,7 +359,7 @@ struct SoftmaxKernels {
 void launch_softmax(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, SoftmaxKernels{plan, a, g});
+  launch_row_plan(kRules, plan, a, SoftmaxKernels{{plan, a, g}});
 }
 
 void launch_eager(const LaunchArgs& a) {
@@ -391,12 +388,7 @@ void launch_eager(const LaunchArgs& a) {
 
 }  // namespace
 
-}  // namespace kbench::rows
-
-namespace kbench {
-
 void register_softmax(Registry& r) {
-  using namespace rows;
   const RowOpDefinition def{
       make_softmax_op(), kRules, launch_softmax,
       {{"auto", std::nullopt, "follows row_plan"},
@@ -409,4 +401,4 @@ void register_softmax(Registry& r) {
       [](const Case& c) { return static_cast<std::size_t>(2 * rows_of(c)) * sizeof(float); }, launch_eager));
 }
 
-}  // namespace kbench
+}  // namespace kbench::rows

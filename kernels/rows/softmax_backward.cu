@@ -257,10 +257,7 @@ Rows3 rows3(const LaunchArgs& a) {
 }
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
-struct SoftmaxBackwardKernels {
-  const RowPlan& plan;
-  const LaunchArgs& a;
-  RowGeometry g;
+struct SoftmaxBackwardKernels : PlanLaunch {
 
   template <class T, int K>
   void resident() const {
@@ -286,7 +283,7 @@ struct SoftmaxBackwardKernels {
 void launch_softmax_backward(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, SoftmaxBackwardKernels{plan, a, g});
+  launch_row_plan(kRules, plan, a, SoftmaxBackwardKernels{{plan, a, g}});
 }
 
 void launch_eager(const LaunchArgs& a) {
@@ -307,12 +304,7 @@ void launch_eager(const LaunchArgs& a) {
 
 }  // namespace
 
-}  // namespace kbench::rows
-
-namespace kbench {
-
 void register_softmax_backward(Registry& r) {
-  using namespace rows;
   const RowOpDefinition def{
       make_softmax_backward_op(), kRules, launch_softmax_backward,
       {{"auto", std::nullopt, "follows row_plan"},
@@ -325,4 +317,4 @@ void register_softmax_backward(Registry& r) {
       [](const Case& c) { return static_cast<std::size_t>(rows_of(c)) * sizeof(float); }, launch_eager));
 }
 
-}  // namespace kbench
+}  // namespace kbench::rows
