@@ -87,21 +87,21 @@ std::size_t PreparedCase::set_bytes() const {
   return total;
 }
 
-PreparedCase prepare_case(const Problem& op, const Case& c, Rng& rng, const InputTweak& tweak) {
+PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak) {
   PreparedCase pc;
-  pc.problem = &op;
+  pc.problem = &problem;
   pc.c = c;
-  pc.input_desc = op.inputs(c);
-  pc.output_desc = op.outputs(c);
+  pc.input_desc = problem.inputs(c);
+  pc.output_desc = problem.outputs(c);
 
   std::vector<HostTensor> inputs;
   for (const auto& d : pc.input_desc)
     inputs.push_back(HostTensor{d, std::vector<double>(static_cast<std::size_t>(d.elements()))});
-  op.generate(c, inputs, rng);
+  problem.generate(c, inputs, rng);
   if (tweak) tweak(c, inputs);
   // Round to the dtype first, so the oracle computes from exactly what the kernel reads.
   for (auto& t : inputs) encode(t.desc.dtype, t.values);
-  pc.expected = op.oracle(c, inputs);
+  pc.expected = problem.oracle(c, inputs);
 
   for (const auto& t : inputs) {
     pc.primary.inputs.push_back(upload(t));

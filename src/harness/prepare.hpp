@@ -14,8 +14,8 @@
 
 #include "core/device_buffer.hpp"
 #include "core/rng.hpp"
-#include "record/result.hpp"
 #include "harness/problem.hpp"
+#include "record/result.hpp"
 
 namespace kbench {
 
