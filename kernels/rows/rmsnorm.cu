@@ -393,8 +393,7 @@ std::size_t eager_workspace_bytes(const Case& c) {
 void launch_eager(const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
-  if (a.workspace == nullptr) throw std::invalid_argument(a.c.op + " eager: no workspace");
-  auto* ms = static_cast<float*>(a.workspace);
+  float* ms = float_workspace(a);
   float* rstd = ms + g.rows;
   float* scaled = rstd + g.rows;
   const int w = static_cast<int>(g.width);

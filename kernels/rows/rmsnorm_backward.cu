@@ -577,8 +577,7 @@ std::size_t eager_workspace_bytes(const Case& c) {
 void launch_eager(const LaunchArgs& a) {
   const RowGeometry geo = checked_geometry(a);
   if (geo.rows == 0 || geo.width == 0) return;
-  if (a.workspace == nullptr) throw std::invalid_argument(a.c.op + " eager: no workspace");
-  auto* rstd = static_cast<float*>(a.workspace);
+  float* rstd = float_workspace(a);
   float* m = rstd + geo.rows;
   float* g = m + geo.rows;
   float* n = g + geo.rows * geo.width;

@@ -57,6 +57,13 @@ inline RowGeometry checked_row_geometry(const LaunchArgs& a, std::initializer_li
   return {rows, width, a.inputs[0].row_stride};
 }
 
+// The launch's workspace as floats (the baselines' per-row statistics and temporaries);
+// throws when the variant was launched without one.
+inline float* float_workspace(const LaunchArgs& a) {
+  if (a.workspace == nullptr) throw std::invalid_argument(a.c.op + ": no workspace");
+  return static_cast<float*>(a.workspace);
+}
+
 // What every op's kernels struct holds: the plan, the launch and its checked geometry (ops
 // that need more, such as rmsnorm's eps, add it).
 struct PlanLaunch {
