@@ -6,11 +6,11 @@
 //          rows, then over the chunks).
 //   resident (`single_block`): a persistent grid of as many blocks as fit the GPU at once;
 //          each takes rows in turn with h and dy held in registers (one read of each, dh read
-//          at the write), and keeps dw for its columns in registers across its rows (a
-//          thread's columns are the same in every row: a misaligned row is read element by
-//          element rather than split into a head, vectors and a tail). At the end
-//          each block writes its dw partial (one row of width floats); a finalize kernel adds
-//          the partials in block order.
+//          with them or at the write), and keeps dw for its columns in shared memory across its
+//          rows (a thread's columns are the same in every row: a misaligned row is read element
+//          by element rather than split into a head, vectors and a tail). At the end each block
+//          writes its dw partial (one row of width floats); a finalize kernel adds the partials
+//          in a fixed order.
 //   looped / split: wide rows. Kernel 1 sums h^2 and g h over each row (or row piece); kernel 2
 //          takes a tile of columns over a group of rows, computes dx and the group's dw
 //          partial for those columns; the finalize kernel adds the groups' partials in order.
@@ -116,21 +116,30 @@ __device__ __forceinline__ void store_cols(T* row, int v, int width, const Vec16
   }
 }
 
-// dw += dy h rstd for the columns of vector v. Aligned rows (width a multiple of the vector)
-// take 16-byte shared-memory accesses: a thread's columns are contiguous, so scalar accesses
-// by a warp strode 4 or 8 floats apart and hit 4 or 8 times in the same banks.
+// Where column c's dw lives in its slot. Aligned rows take 16-byte shared-memory accesses (a
+// thread's columns are contiguous, so scalar accesses by a warp strode 4 or 8 floats apart and
+// hit 4 or 8 times in the same banks); a 16-bit vector's 8 columns are two float4s, and
+// side by side they would still stride 32 bytes (two wavefronts per quarter warp, ncu's
+// "excessive wavefronts": 44% of the kernel's), so quarter q of vector v is float4 q nvec + v:
+// a warp's accesses are contiguous. Other rows keep column order.
 template <class T, bool Aligned>
-__device__ __forceinline__ void add_dw(float* dw, int v, int width, const float (&dyh)[kVec<T>], float rstd) {
+__device__ __forceinline__ int dw_index(int c, int nvec) {
+  if constexpr (Aligned && kVec<T> == 8) return (((c & 7) >> 2) * nvec + (c >> 3)) * 4 + (c & 3);
+  else return c;
+}
+
+// dw += dy h rstd for the columns of vector v (laid out as dw_index says).
+template <class T, bool Aligned>
+__device__ __forceinline__ void add_dw(float* dw, int v, int nvec, int width, const float (&dyh)[kVec<T>], float rstd) {
   if constexpr (Aligned) {
-    auto* d4 = reinterpret_cast<float4*>(dw + v * kVec<T>);
+    auto* d4 = reinterpret_cast<float4*>(dw);
 #pragma unroll
     for (int q = 0; q < kVec<T> / 4; ++q) {
-      float4 a = d4[q];
+      float4& a = d4[q * nvec + v];
       a.x = fmaf(dyh[4 * q], rstd, a.x);
       a.y = fmaf(dyh[4 * q + 1], rstd, a.y);
       a.z = fmaf(dyh[4 * q + 2], rstd, a.z);
       a.w = fmaf(dyh[4 * q + 3], rstd, a.w);
-      d4[q] = a;
     }
   } else {
 #pragma unroll
@@ -148,7 +157,7 @@ template <class T, int K, bool WithDh, bool WithDw, bool Aligned>
 __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial) {
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
-  __shared__ float scratch[32];
+  __shared__ float2 scratch[32];
   // dh is loaded with h and dy, so that a row costs one trip to memory, not two; the 8-vector
   // kernels have no registers for it at their bound and load it after the reductions.
   constexpr bool kEarlyDh = WithDh && K <= 4;
@@ -193,10 +202,9 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
         sg = fmaf(elem<T>(dyv[k], j) * elem<T>(wv, j), h, sg);
       }
     }
-    ss = row_reduce(ss, lanes, scratch, SumOp{});
-    sg = row_reduce(sg, lanes, scratch, SumOp{});
-    const float rstd = inverse_rms(ss, width, eps);
-    const float coef = rstd * rstd * rstd * sg / static_cast<float>(width);
+    const float2 sums = row_reduce_sums(make_float2(ss, sg), lanes, scratch);
+    const float rstd = inverse_rms(sums.x, width, eps);
+    const float coef = rstd * rstd * rstd * sums.y / static_cast<float>(width);
     // Only the packed vectors live across the reductions (see keep_packed).
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -224,7 +232,7 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
         dyh[j] = dy * h;
       }
       store_cols<T, Aligned>(dxr, v, width, o);
-      if constexpr (WithDw) add_dw<T, Aligned>(dw, v, width, dyh, rstd);
+      if constexpr (WithDw) add_dw<T, Aligned>(dw, v, nvec, width, dyh, rstd);
     }
   }
   if constexpr (WithDw) {
@@ -232,7 +240,7 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     float* out = partial + static_cast<std::int64_t>(blockIdx.x) * width;
     for (int c = threadIdx.x; c < width; c += blockDim.x) {
       float s = 0.0f;
-      for (int i = 0; i < rows_per_block; ++i) s += dw_slots[i * width + c];
+      for (int i = 0; i < rows_per_block; ++i) s += dw_slots[i * width + dw_index<T, Aligned>(c, nvec)];
       out[c] = s;
     }
   }
@@ -308,21 +316,40 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
-// dw[c] = the sum of the `count` partial rows at column c, in row order (32 columns a block:
-// each of 8 warps adds every 8th row, then the 8 sums are added in warp order).
+// dw[c] = the sum of the `count` partial rows at column c, in a fixed order: warp w of the
+// block's kFinalizeWarps adds rows w, w + kFinalizeWarps, ... (Kahan), then the warps' sums
+// are added in warp order. A block takes 32 columns, one 128-byte line of each row. The loads
+// go kFinalizeBatch at a time ahead of the adds (the order of the adds stays the rows'):
+// with 8 warps and one load at a time this kernel waited on L2 once per row, 11 us of the
+// 47 us of float16 4096x4096 and 23 us at float32 16384x1024 (1320 partials), in ncu.
+constexpr int kFinalizeWarps = 32;
+constexpr int kFinalizeBatch = 8;
+
 template <class T>
-__global__ void __launch_bounds__(256) rmsnorm_bwd_finalize_kernel(const float* partial, int count, int width, T* dw) {
-  __shared__ float sums[8][32];
+__global__ void __launch_bounds__(kFinalizeWarps * 32)
+    rmsnorm_bwd_finalize_kernel(const float* partial, int count, int width, T* dw) {
+  __shared__ float sums[32][kFinalizeWarps + 1];  // [column][warp], padded: no bank conflicts
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int c = blockIdx.x * 32 + lane;
   KahanSum acc;
-  if (c < width)
-    for (int g = warp; g < count; g += 8) acc.add(__ldcg(partial + static_cast<std::int64_t>(g) * width + c));
-  sums[warp][lane] = acc.value();
+  if (c < width) {
+    const float* column = partial + c;
+    const auto at_row = [&](int g) { return __ldcg(column + static_cast<std::int64_t>(g) * width); };
+    int g = warp;
+    for (; g + (kFinalizeBatch - 1) * kFinalizeWarps < count; g += kFinalizeBatch * kFinalizeWarps) {
+      float v[kFinalizeBatch];
+#pragma unroll
+      for (int u = 0; u < kFinalizeBatch; ++u) v[u] = at_row(g + u * kFinalizeWarps);
+#pragma unroll
+      for (int u = 0; u < kFinalizeBatch; ++u) acc.add(v[u]);
+    }
+    for (; g < count; g += kFinalizeWarps) acc.add(at_row(g));
+  }
+  sums[lane][warp] = acc.value();
   __syncthreads();
   if (warp == 0 && c < width) {
     float s = 0.0f;
-    for (int i = 0; i < 8; ++i) s += sums[i][lane];
+    for (int i = 0; i < kFinalizeWarps; ++i) s += sums[lane][i];
     dw[c] = from_float<T>(s);
   }
 }
@@ -496,7 +523,7 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
 template <class T>
 void launch_finalize(const LaunchArgs& a, const float* partial, std::int64_t count) {
   const int width = static_cast<int>(cols_of(a.c));
-  rmsnorm_bwd_finalize_kernel<T><<<static_cast<unsigned>((width + 31) / 32), 256, 0, a.stream>>>(
+  rmsnorm_bwd_finalize_kernel<T><<<static_cast<unsigned>((width + 31) / 32), kFinalizeWarps * 32, 0, a.stream>>>(
       partial, static_cast<int>(count), width, a.outputs[1].as<T>());
 }
 

@@ -55,6 +55,25 @@ __device__ __forceinline__ bool same_phase(const void* a, const void* b) {
   return ((reinterpret_cast<std::uintptr_t>(a) ^ reinterpret_cast<std::uintptr_t>(b)) & 15u) == 0;
 }
 
+// A row's parts in a kernel instantiated for aligned rows (every tensor's rows start on 16
+// bytes and the width is whole vectors: rows_aligned, checked at launch) or for any rows. The
+// aligned instantiation has no head, no tail and no per-tensor phase test, so the compiler
+// drops the scalar edge code and the element-by-element fallbacks: ncu showed the generic
+// resident kernels issuing about twice torch.compile's instructions for the same rows
+// (rmsnorm bfloat16 16384x1024: 37% SM throughput against 19%; softmax backward float32
+// 4096x4096: 31% against 16%), and holding more registers.
+template <class T, bool Aligned>
+__device__ __forceinline__ RowParts row_parts_for(const T* row, int n) {
+  if constexpr (Aligned) return {0, n / kVec<T>, n, 0};
+  else return row_parts(row, n);
+}
+
+template <bool Aligned, class A, class B>
+__device__ __forceinline__ bool same_phase_for(const A* a, const B* b) {
+  if constexpr (Aligned) return true;
+  else return same_phase(a, b);
+}
+
 template <class T>
 union Vec16 {
   uint4 u;
@@ -211,6 +230,28 @@ template <class Op>
 __device__ __forceinline__ float row_reduce(float v, int lanes, float* scratch, Op op) {
   if (lanes <= 32) return group_reduce(v, lanes, op);
   return block_reduce(v, scratch, op);
+}
+
+// Two sums over the `lanes` threads of a row at once, each added in the order row_reduce adds
+// one: a row's statistics pay for one pass of shuffles and one trip through shared memory
+// (two barriers) instead of one per sum. `scratch` holds 32 pairs.
+__device__ __forceinline__ float2 row_reduce_sums(float2 v, int lanes, float2* scratch) {
+  const int width = lanes <= 32 ? lanes : 32;
+  for (int o = width >> 1; o > 0; o >>= 1) {
+    v.x += __shfl_xor_sync(0xffffffffu, v.x, o);
+    v.y += __shfl_xor_sync(0xffffffffu, v.y, o);
+  }
+  if (lanes <= 32) return v;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float2 r = scratch[0];
+  for (int w = 1; w < nw; ++w) {
+    r.x += scratch[w].x;
+    r.y += scratch[w].y;
+  }
+  __syncthreads();  // as block_reduce: the next row's pairs wait until every warp has read these
+  return r;
 }
 
 // ---- online softmax statistics ------------------------------------------------------------
