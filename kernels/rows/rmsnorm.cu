@@ -27,9 +27,11 @@ Op make_rmsnorm_op();  // rmsnorm_op.cpp
 namespace {
 
 // rmsnorm holds two tensors while it loads (x and r), so its resident rows end at 512 threads
-// x 4 vectors, as softmax_backward's; the rest is the defaults: h is re-read when looped, and
-// few rows split below half the SMs.
-constexpr RowRules kRules{.max_threads_4 = 512, .auto_resident_vecs = 4 * 512};
+// x 4 vectors, as softmax_backward's. Rows of 129-256 vectors take a 64-thread block of
+// 4-vector threads, not a warp of 8-vector lanes: at float32 16384x1024 the block plan took
+// 67.44 us against the warp's 72.93 (graph, cold; the rmsnorm.json run 96f54f). The rest is
+// the defaults: h is re-read when looped, and few rows split below half the SMs.
+constexpr RowRules kRules{.max_threads_4 = 512, .auto_resident_vecs = 4 * 512, .warp_eight_vectors = false};
 
 constexpr int kLoopVecs = 4;
 
@@ -121,8 +123,8 @@ __device__ __forceinline__ float inverse_rms(float sum_squares, int width, float
 // ---- resident ------------------------------------------------------------------------------
 
 // Every load of x and r is issued before any arithmetic; h is written as soon as its bits are
-// known (before the reduction) and kept packed for y.
-template <class T, int K>
+// known (before the reduction) and kept packed for y. `Aligned`: see row_parts_for.
+template <class T, int K, bool Aligned>
 __global__ void __launch_bounds__(kRules.max_threads(K))
     rmsnorm_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps) {
   __shared__ float scratch[32];
@@ -134,9 +136,9 @@ __global__ void __launch_bounds__(kRules.max_threads(K))
   const T* w = static_cast<const T*>(t.w);
   T* hr = static_cast<T*>(t.h) + row_offset(rr, width);
   T* yr = static_cast<T*>(t.y) + row_offset(rr, width);
-  const RowParts p = row_parts(xr, active ? width : 0);
-  const bool r_vec = same_phase(xr, res), h_vec = same_phase(xr, hr), y_vec = same_phase(xr, yr),
-             w_vec = same_phase(xr, w);
+  const RowParts p = row_parts_for<T, Aligned>(xr, active ? width : 0);
+  const bool r_vec = same_phase_for<Aligned>(xr, res), h_vec = same_phase_for<Aligned>(xr, hr),
+             y_vec = same_phase_for<Aligned>(xr, yr), w_vec = same_phase_for<Aligned>(xr, w);
 
   uint4 hv[K];
   {
@@ -360,8 +362,14 @@ struct RmsnormKernels : PlanLaunch {
 
   template <class T, int K>
   void resident() const {
-    rmsnorm_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-        tensors(a), g.rows, static_cast<int>(g.width), plan.lanes, eps);
+    const Tensors t = tensors(a);
+    const std::int64_t w = g.width;
+    const bool aligned = rows_aligned(static_cast<const T*>(t.x), t.x_stride, w) &&
+                         rows_aligned(static_cast<const T*>(t.r), t.r_stride, w) &&
+                         rows_aligned(static_cast<const T*>(t.w), w, w) && rows_aligned(static_cast<const T*>(t.h), w, w) &&
+                         rows_aligned(static_cast<const T*>(t.y), w, w);
+    const auto kernel = aligned ? rmsnorm_resident_kernel<T, K, true> : rmsnorm_resident_kernel<T, K, false>;
+    kernel<<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(t, g.rows, static_cast<int>(w), plan.lanes, eps);
   }
   template <class T>
   void looped() const {

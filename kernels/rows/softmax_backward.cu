@@ -71,7 +71,8 @@ struct Rows3 {
   void* dx;
 };
 
-template <class T, int K>
+// `Aligned`: see row_parts_for.
+template <class T, int K, bool Aligned>
 __global__ void __launch_bounds__(kRules.max_threads(K))
     softmax_bwd_resident_kernel(Rows3 t, std::int64_t rows, int width, int lanes) {
   __shared__ float scratch[32];
@@ -81,8 +82,8 @@ __global__ void __launch_bounds__(kRules.max_threads(K))
   const T* yr = static_cast<const T*>(t.y) + row_offset(r, t.y_stride);
   const T* dyr = static_cast<const T*>(t.dy) + row_offset(r, t.dy_stride);
   T* dxr = static_cast<T*>(t.dx) + row_offset(r, width);
-  const RowParts p = row_parts(yr, active ? width : 0);
-  const bool dy_vec = same_phase(yr, dyr), dx_vec = same_phase(yr, dxr);
+  const RowParts p = row_parts_for<T, Aligned>(yr, active ? width : 0);
+  const bool dy_vec = same_phase_for<Aligned>(yr, dyr), dx_vec = same_phase_for<Aligned>(yr, dxr);
 
   uint4 ry[K], rdy[K];
 #pragma unroll
@@ -261,8 +262,13 @@ struct SoftmaxBackwardKernels : PlanLaunch {
 
   template <class T, int K>
   void resident() const {
-    softmax_bwd_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-        rows3(a), g.rows, static_cast<int>(g.width), plan.lanes);
+    const Rows3 t = rows3(a);
+    const std::int64_t w = g.width;
+    const bool aligned = rows_aligned(static_cast<const T*>(t.y), t.y_stride, w) &&
+                         rows_aligned(static_cast<const T*>(t.dy), t.dy_stride, w) &&
+                         rows_aligned(static_cast<const T*>(t.dx), w, w);
+    const auto kernel = aligned ? softmax_bwd_resident_kernel<T, K, true> : softmax_bwd_resident_kernel<T, K, false>;
+    kernel<<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(t, g.rows, static_cast<int>(w), plan.lanes);
   }
   template <class T>
   void looped() const {

@@ -31,7 +31,8 @@ struct Row {
 
 TEST(RowPlan, PinnedTable) {
   using K = RowKind;
-  const RowRules *S = &row_rules("softmax"), *R = &row_rules("row_sum"), *B = &row_rules("softmax_backward");
+  const RowRules *S = &row_rules("softmax"), *R = &row_rules("row_sum"), *B = &row_rules("softmax_backward"),
+                 *N = &row_rules("rmsnorm");
   const DType f32 = DType::f32, f16 = DType::f16, bf16 = DType::bf16;
   const std::vector<Row> table = {
       // op rows width dtype kind threads lanes vecs chunk segments segment blocks
@@ -68,6 +69,9 @@ TEST(RowPlan, PinnedTable) {
       // bfloat16 backward is resident, as float16 (it looped while the kernel took 99 registers).
       {B, 4096, 4096, bf16, K::resident, 128, 128, 4, 0, 1, 0, 4096},
       {R, 3, 1 << 20, f32, K::split, 256, 256, 4, 4096, 175, 6016, 525},
+      // rmsnorm has no 8-vector warp plan either (its block plan was 7% faster at float32).
+      {N, 16384, 1024, f32, K::resident, 64, 64, 4, 0, 1, 0, 16384},
+      {N, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
   };
   for (const auto& t : table) {
     const RowPlan p = row_plan(t.rows, t.width, t.dtype, kH200, *t.op);
