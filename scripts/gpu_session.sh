@@ -22,7 +22,8 @@
 # its sweeps, after 3 minutes of tests, brought back neither.
 # Extra kbench run flags go in KBENCH_RUN_FLAGS; GPU_TEST_FILTER narrows the gtest run and
 # SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
-# them. TORCH_CONFIG=configs/side_by_side.json also runs the PyTorch script after kbench and
+# them. TORCH_CONFIG=configs/side_by_side.json (or several configs, space-separated) also runs
+# the PyTorch script on each after kbench and
 # writes $OUT/results/SUMMARY.md over this session's files: one session may get a different
 # H200 from the last, and kbench report refuses to mix devices, so both sides must come from
 # one call.
@@ -92,9 +93,11 @@ for cfg in "$@"; do
   tables+=("$STEP_LOG")
 done
 if [ -n "${TORCH_CONFIG:-}" ]; then
-  PYTHONUNBUFFERED=1 step torch python3 scripts/torch_baseline.py --config "$TORCH_CONFIG" \
-    --out "$OUT/results/sweep"
-  echo "torch $TORCH_CONFIG: rc=$? after $(( $(date +%s) - start )) s"
+  for tc in $TORCH_CONFIG; do
+    PYTHONUNBUFFERED=1 step "torch $tc" python3 scripts/torch_baseline.py --config "$tc" \
+      --out "$OUT/results/sweep"
+    echo "torch $tc: rc=$? after $(( $(date +%s) - start )) s"
+  done
   ./$build/kbench report "$OUT"/results/sweep/*.json --out "$OUT/results/SUMMARY.md" ||
     echo "report failed"
 fi
