@@ -27,11 +27,13 @@ Op make_rmsnorm_op();  // rmsnorm_op.cpp
 namespace {
 
 // rmsnorm holds two tensors while it loads (x and r), so its resident rows end at 512 threads
-// x 4 vectors, as softmax_backward's. Rows of 129-256 vectors take a 64-thread block of
-// 4-vector threads, not a warp of 8-vector lanes: at float32 16384x1024 the block plan took
-// 67.44 us against the warp's 72.93 (graph, cold; the rmsnorm.json run 96f54f). The rest is
-// the defaults: h is re-read when looped, and few rows split below half the SMs.
-constexpr RowRules kRules{.max_threads_4 = 512, .auto_resident_vecs = 4 * 512, .warp_eight_vectors = false};
+// x 4 vectors, as softmax_backward's. Rows of more than 64 vectors take a block of 64 threads
+// or more, not a warp: at float32 16384x1024 (256 vectors) the block plan took 67.44 us against
+// the 8-vector warp's 72.93 (graph, cold; rmsnorm.json run 96f54f), and at float16 and bfloat16
+// 16384x1024 (128 vectors, two a thread in a 64-thread block) 34.60 and 34.86 us against the
+// 4-vector warp's 35.98 and 35.89 (run 8d9e84). The rest is the defaults: h is re-read when
+// looped, and few rows split below half the SMs.
+constexpr RowRules kRules{.max_threads_4 = 512, .auto_resident_vecs = 4 * 512, .warp_max_vecs = 64};
 
 constexpr int kLoopVecs = 4;
 

@@ -61,6 +61,7 @@ constexpr int kMinResidentBlocks = 2;
 
 constexpr int kTileThreads = 256;  // looped and split: a column tile is kTileThreads x kTileCols
 constexpr int kTileCols = 8;       // columns per thread, strided by kTileThreads
+constexpr int kSumVecs = 4;        // vectors in flight per thread in the aligned sums kernel
 
 struct Tensors {
   const void* h;
@@ -248,26 +249,59 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
 
 // ---- looped and split: row sums, then column tiles over row groups --------------------------
 
-// Kernel 1: block b sums h^2 and g h over piece b % segments of row b / segments.
-template <class T>
+// Kernel 1: block b sums h^2 and g h over piece b % segments of row b / segments. Aligned rows
+// are read a vector at a time (pieces are whole warp-steps of vectors: RowPlan::segment);
+// element by element, 16-bit rows took 2-byte loads and the plan ran at half torch.compile's
+// speed at 64x131072.
+template <class T, bool Aligned>
 __global__ void __launch_bounds__(kTileThreads) rmsnorm_bwd_sums_kernel(Tensors t, float2* sums, int width,
                                                                         int segments, int segment) {
   __shared__ float scratch[32];
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment, end = min(begin + segment, width);
   KahanSum ss, sg;
-  for (int c0 = begin + threadIdx.x; c0 < end; c0 += kTileThreads * kTileCols) {
-    float a = 0.0f, b = 0.0f;
+  if constexpr (Aligned) {
+    const T* hr = static_cast<const T*>(t.h) + row_offset(row, t.h_stride);
+    const T* dyr = static_cast<const T*>(t.dy) + row_offset(row, t.dy_stride);
+    const T* w = static_cast<const T*>(t.w);
+    for (int v0 = begin / kVec<T> + threadIdx.x; v0 < end / kVec<T>; v0 += kTileThreads * kSumVecs) {
+      uint4 hv[kSumVecs], dyv[kSumVecs], wv[kSumVecs];
 #pragma unroll
-    for (int i = 0; i < kTileCols; ++i) {
-      const int c = c0 + i * kTileThreads;
-      if (c >= end) break;
-      const float h = at<T>(t.h, row, t.h_stride, c);
-      a = fmaf(h, h, a);
-      b = fmaf(at<T>(t.dy, row, t.dy_stride, c) * to_float(static_cast<const T*>(t.w)[c]), h, b);
+      for (int k = 0; k < kSumVecs; ++k) {
+        const int v = v0 + k * kTileThreads;
+        if (v < end / kVec<T>) {
+          hv[k] = load16<T, Cache::normal>(hr + v * kVec<T>, true);
+          dyv[k] = load16<T, Cache::normal>(dyr + v * kVec<T>, true);
+          wv[k] = load16<T, Cache::normal>(w + v * kVec<T>, true);
+        }
+      }
+      float a = 0.0f, b = 0.0f;
+#pragma unroll
+      for (int k = 0; k < kSumVecs; ++k)
+        if (v0 + k * kTileThreads < end / kVec<T>)
+#pragma unroll
+          for (int j = 0; j < kVec<T>; ++j) {
+            const float h = elem<T>(hv[k], j);
+            a = fmaf(h, h, a);
+            b = fmaf(elem<T>(dyv[k], j) * elem<T>(wv[k], j), h, b);
+          }
+      ss.add(a);
+      sg.add(b);
     }
-    ss.add(a);
-    sg.add(b);
+  } else {
+    for (int c0 = begin + threadIdx.x; c0 < end; c0 += kTileThreads * kTileCols) {
+      float a = 0.0f, b = 0.0f;
+#pragma unroll
+      for (int i = 0; i < kTileCols; ++i) {
+        const int c = c0 + i * kTileThreads;
+        if (c >= end) break;
+        const float h = at<T>(t.h, row, t.h_stride, c);
+        a = fmaf(h, h, a);
+        b = fmaf(at<T>(t.dy, row, t.dy_stride, c) * to_float(static_cast<const T*>(t.w)[c]), h, b);
+      }
+      ss.add(a);
+      sg.add(b);
+    }
   }
   const float s0 = block_reduce(ss.value(), scratch, SumOp{});
   const float s1 = block_reduce(sg.value(), scratch, SumOp{});
@@ -316,40 +350,89 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
+// Kernel 2 for aligned rows: thread t of tile b takes vector b kTileThreads + t of each row (a
+// tile is kTileThreads vectors wide), 16-byte loads and stores, and the group's dw partial of
+// its kVec columns.
+template <class T, bool WithDh, bool WithDw>
+__global__ void __launch_bounds__(kTileThreads)
+    rmsnorm_bwd_tile_vec_kernel(Tensors t, const float2* sums, float* partial, std::int64_t rows, int width,
+                                int segments, std::int64_t rows_per_group, float eps) {
+  const int v = blockIdx.x * kTileThreads + threadIdx.x;
+  if (v >= width / kVec<T>) return;  // no barrier below
+  const std::int64_t first = blockIdx.y * rows_per_group, last = min(rows, first + rows_per_group);
+  const uint4 wv = load16<T, Cache::normal>(static_cast<const T*>(t.w) + v * kVec<T>, true);
+  float dw[kVec<T>] = {};
+  for (std::int64_t row = first; row < last; ++row) {
+    float ss = 0.0f, sg = 0.0f;  // the row's pieces in a fixed order, as rmsnorm_bwd_tile_kernel
+    for (int s = 0; s < segments; ++s) {
+      const float2 p = sums[row * segments + s];
+      ss += p.x;
+      sg += p.y;
+    }
+    const float rstd = inverse_rms(ss, width, eps);
+    const float coef = rstd * rstd * rstd * sg / static_cast<float>(width);
+    const std::int64_t e = v * kVec<T>;
+    const uint4 hv = load16<T, Cache::last_use>(static_cast<const T*>(t.h) + row_offset(row, t.h_stride) + e, true);
+    const uint4 dyv = load16<T, Cache::last_use>(static_cast<const T*>(t.dy) + row_offset(row, t.dy_stride) + e, true);
+    uint4 dhv = make_uint4(0, 0, 0, 0);
+    if constexpr (WithDh) dhv = load16<T, Cache::last_use>(static_cast<const T*>(t.dh) + row_offset(row, t.dh_stride) + e, true);
+    Vec16<T> o;
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j) {
+      const float h = elem<T>(hv, j), dy = elem<T>(dyv, j);
+      o.v[j] = from_float<T>(grad(h, dy * elem<T>(wv, j), WithDh ? elem<T>(dhv, j) : 0.0f, rstd, coef));
+      if constexpr (WithDw) dw[j] = fmaf(dy * h, rstd, dw[j]);
+    }
+    __stcs(reinterpret_cast<uint4*>(static_cast<T*>(t.dx) + row_offset(row, width) + e), o.u);
+  }
+  if constexpr (WithDw)
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j) partial[blockIdx.y * static_cast<std::int64_t>(width) + v * kVec<T> + j] = dw[j];
+}
+
 // dw[c] = the sum of the `count` partial rows at column c, in a fixed order: warp w of the
-// block's kFinalizeWarps adds rows w, w + kFinalizeWarps, ... (Kahan), then the warps' sums
-// are added in warp order. A block takes 32 columns, one 128-byte line of each row. The loads
-// go kFinalizeBatch at a time ahead of the adds (the order of the adds stays the rows'):
-// with 8 warps and one load at a time this kernel waited on L2 once per row, 11 us of the
-// 47 us of float16 4096x4096 and 23 us at float32 16384x1024 (1320 partials), in ncu.
-constexpr int kFinalizeWarps = 32;
+// block's nw warps adds rows w, w + nw, ... (Kahan), then the warps' sums are added in warp
+// order; nw is a function of count alone (finalize_warps), so the order is too. A block takes
+// 32 columns, one 128-byte line of each row. The loads go kFinalizeBatch at a time ahead of
+// the adds (the order of the adds stays the rows'): with 8 warps and one load at a time this
+// kernel waited on L2 once per row, 11 us of the 47 us of float16 4096x4096 and 23 us at
+// float32 16384x1024 (1320 partials), in ncu; 32 warps and 8 loads took 6.2 and 5.7 us.
+constexpr int kFinalizeMaxWarps = 32;
 constexpr int kFinalizeBatch = 8;
 
+// Enough warps for a batch of rows each, up to 32: the two-pass plans have a few partials
+// over wide rows, where 32 warps a block (mostly idle) made 64x131072 9 us slower.
+int finalize_warps(std::int64_t count) {
+  int warps = 1;
+  while (warps < kFinalizeMaxWarps && static_cast<std::int64_t>(warps) * kFinalizeBatch < count) warps *= 2;
+  return warps;
+}
+
 template <class T>
-__global__ void __launch_bounds__(kFinalizeWarps * 32)
+__global__ void __launch_bounds__(kFinalizeMaxWarps * 32)
     rmsnorm_bwd_finalize_kernel(const float* partial, int count, int width, T* dw) {
-  __shared__ float sums[32][kFinalizeWarps + 1];  // [column][warp], padded: no bank conflicts
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __shared__ float sums[32][kFinalizeMaxWarps + 1];  // [column][warp], padded: no bank conflicts
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
   const int c = blockIdx.x * 32 + lane;
   KahanSum acc;
   if (c < width) {
     const float* column = partial + c;
     const auto at_row = [&](int g) { return __ldcg(column + static_cast<std::int64_t>(g) * width); };
     int g = warp;
-    for (; g + (kFinalizeBatch - 1) * kFinalizeWarps < count; g += kFinalizeBatch * kFinalizeWarps) {
+    for (; g + (kFinalizeBatch - 1) * nw < count; g += kFinalizeBatch * nw) {
       float v[kFinalizeBatch];
 #pragma unroll
-      for (int u = 0; u < kFinalizeBatch; ++u) v[u] = at_row(g + u * kFinalizeWarps);
+      for (int u = 0; u < kFinalizeBatch; ++u) v[u] = at_row(g + u * nw);
 #pragma unroll
       for (int u = 0; u < kFinalizeBatch; ++u) acc.add(v[u]);
     }
-    for (; g < count; g += kFinalizeWarps) acc.add(at_row(g));
+    for (; g < count; g += nw) acc.add(at_row(g));
   }
   sums[lane][warp] = acc.value();
   __syncthreads();
   if (warp == 0 && c < width) {
     float s = 0.0f;
-    for (int i = 0; i < kFinalizeWarps; ++i) s += sums[lane][i];
+    for (int i = 0; i < nw; ++i) s += sums[lane][i];
     dw[c] = from_float<T>(s);
   }
 }
@@ -464,8 +547,11 @@ struct TileGrid {
   std::int64_t groups, rows_per_group;
 };
 
-TileGrid tile_grid(std::int64_t rows, std::int64_t width) {
-  const std::int64_t tiles = (width + kTileThreads * kTileCols - 1) / (kTileThreads * kTileCols);
+// `tile_cols`: kTileThreads x kTileCols for rmsnorm_bwd_tile_kernel, kTileThreads vectors for
+// the aligned kernel. Narrower tiles make fewer groups, so the workspace, sized with the widest
+// tile, holds the partials of either.
+TileGrid tile_grid(std::int64_t rows, std::int64_t width, std::int64_t tile_cols = kTileThreads * kTileCols) {
+  const std::int64_t tiles = (width + tile_cols - 1) / tile_cols;
   const std::int64_t want = std::max<std::int64_t>(1, 4 * current_device_limits().sms / tiles);
   const std::int64_t per_group = (rows + std::min(rows, want) - 1) / std::min(rows, want);
   return {static_cast<unsigned>(tiles), (rows + per_group - 1) / per_group, per_group};
@@ -523,8 +609,16 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
 template <class T>
 void launch_finalize(const LaunchArgs& a, const float* partial, std::int64_t count) {
   const int width = static_cast<int>(cols_of(a.c));
-  rmsnorm_bwd_finalize_kernel<T><<<static_cast<unsigned>((width + 31) / 32), kFinalizeWarps * 32, 0, a.stream>>>(
+  rmsnorm_bwd_finalize_kernel<T><<<static_cast<unsigned>((width + 31) / 32), finalize_warps(count) * 32, 0, a.stream>>>(
       partial, static_cast<int>(count), width, a.outputs[1].as<T>());
+}
+
+// Every row of h, dy, dh and dx, and w, is whole 16-byte vectors on 16-byte boundaries.
+template <class T>
+bool all_rows_aligned(const Tensors& t, std::int64_t w) {
+  return rows_aligned(static_cast<const T*>(t.h), t.h_stride, w) && rows_aligned(static_cast<const T*>(t.dy), t.dy_stride, w) &&
+         (!t.dh || rows_aligned(static_cast<const T*>(t.dh), t.dh_stride, w)) &&
+         rows_aligned(static_cast<const T*>(t.dx), w, w) && rows_aligned(static_cast<const T*>(t.w), w, w);
 }
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
@@ -534,11 +628,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
   template <class T, int K>
   void resident() const {
     const Tensors t = tensors(a);
-    const std::int64_t w = g.width;
-    const bool aligned = rows_aligned(static_cast<const T*>(t.h), t.h_stride, w) &&
-                         rows_aligned(static_cast<const T*>(t.dy), t.dy_stride, w) &&
-                         (!t.dh || rows_aligned(static_cast<const T*>(t.dh), t.dh_stride, w)) &&
-                         rows_aligned(static_cast<const T*>(t.dx), w, w) && rows_aligned(static_cast<const T*>(t.w), w, w);
+    const bool aligned = all_rows_aligned<T>(t, g.width);
     const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned);
     auto* partial = static_cast<float*>(a.workspace);
     if (with_dw(a.c) && partial == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
@@ -566,15 +656,20 @@ struct RmsnormBackwardKernels : PlanLaunch {
     auto* sums = static_cast<float2*>(a.workspace);
     float* partial = reinterpret_cast<float*>(sums + g.rows * segments);
     const int w = static_cast<int>(g.width);
-    rmsnorm_bwd_sums_kernel<T><<<static_cast<unsigned>(g.rows * segments), kTileThreads, 0, a.stream>>>(
-        tensors(a), sums, w, segments, segment);
+    const Tensors t = tensors(a);
+    const bool aligned = all_rows_aligned<T>(t, g.width);
+    (aligned ? rmsnorm_bwd_sums_kernel<T, true> : rmsnorm_bwd_sums_kernel<T, false>)<<<
+        static_cast<unsigned>(g.rows * segments), kTileThreads, 0, a.stream>>>(t, sums, w, segments, segment);
     KB_CUDA_LAUNCH();
-    const TileGrid grid = tile_grid(g.rows, g.width);
+    const TileGrid grid = aligned ? tile_grid(g.rows, g.width, kTileThreads * kVec<T>) : tile_grid(g.rows, g.width);
     const dim3 blocks(grid.tiles, static_cast<unsigned>(grid.groups));
     const bool dh = has_dh(a.c), dw = with_dw(a.c);
     auto kernel = dh ? (dw ? rmsnorm_bwd_tile_kernel<T, true, true> : rmsnorm_bwd_tile_kernel<T, true, false>)
                      : (dw ? rmsnorm_bwd_tile_kernel<T, false, true> : rmsnorm_bwd_tile_kernel<T, false, false>);
-    kernel<<<blocks, kTileThreads, 0, a.stream>>>(tensors(a), sums, partial, g.rows, w, segments, grid.rows_per_group, eps);
+    if (aligned)
+      kernel = dh ? (dw ? rmsnorm_bwd_tile_vec_kernel<T, true, true> : rmsnorm_bwd_tile_vec_kernel<T, true, false>)
+                  : (dw ? rmsnorm_bwd_tile_vec_kernel<T, false, true> : rmsnorm_bwd_tile_vec_kernel<T, false, false>);
+    kernel<<<blocks, kTileThreads, 0, a.stream>>>(t, sums, partial, g.rows, w, segments, grid.rows_per_group, eps);
     if (dw) {
       KB_CUDA_LAUNCH();
       launch_finalize<T>(a, partial, grid.groups);

@@ -32,10 +32,11 @@ RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_
     // bytes, up to 3 or 7 elements) are read one element per lane, so 1 or 2 lanes on a
     // misaligned tiny row (3x7, row 1 starting 14 bytes in) dropped elements.
     p.lanes = std::max(pow2_at_least(nvec), v);
-  } else if (!force_block && nvec <= 128) {
+  } else if (!force_block && nvec <= std::min<std::int64_t>(128, rules.warp_max_vecs)) {
     p.vecs = 4;
     p.lanes = pow2_at_least(ceil_div(nvec, 4));
-  } else if (!force_block && nvec <= kWarpMaxVecs && rules.warp_eight_vectors) {
+  } else if (!force_block && nvec <= std::min<std::int64_t>(kWarpMaxVecs, rules.warp_max_vecs) &&
+             rules.warp_eight_vectors) {
     p.vecs = 8;
     p.lanes = 32;
   } else {

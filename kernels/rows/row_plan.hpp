@@ -53,6 +53,8 @@ struct RowRules {
   std::int64_t auto_resident_vecs = 4096;
   // The warp plan goes to 8 vectors a lane (up to kWarpMaxVecs) before the block plan.
   bool warp_eight_vectors = true;
+  // Rows of more vectors than this take the block plan (64 threads and up), not a warp.
+  std::int64_t warp_max_vecs = kWarpMaxVecs;
   // float32 block plans hold 8 vectors a thread, up to 8 x max_threads_8 vectors, for rows of
   // more than eight_vectors_above vectors (below it, a block of 64 threads x 8 would leave
   // vectors of its threads empty).
