@@ -13,6 +13,8 @@ void register_softmax(Registry& r);
 void register_softmax_backward(Registry& r);
 void register_rmsnorm(Registry& r);
 void register_rmsnorm_backward(Registry& r);
+void register_softmax_step(Registry& r);
+void register_rmsnorm_step(Registry& r);
 }  // namespace rows
 
 const Registry& registry() {
@@ -25,6 +27,8 @@ const Registry& registry() {
     rows::register_softmax_backward(reg);
     rows::register_rmsnorm(reg);
     rows::register_rmsnorm_backward(reg);
+    rows::register_softmax_step(reg);  // the training steps compose the ops above: after them
+    rows::register_rmsnorm_step(reg);
     return reg;
   }();
   return r;

@@ -4,7 +4,9 @@
 Reads the sweep config that `kbench run --config` reads and times the same (op, dtype, shape)
 cases with PyTorch: `torch.eager` (the plain PyTorch op or composition), `torch.rms_norm`
 (F.rms_norm, RMSNorm forward only) and `torch.compile` (the eager function compiled; compile
-and autotuning happen while preparing, never inside a timing). The result is a schema v1 file
+and autotuning happen while preparing, never inside a timing). The training steps
+(softmax_step, rmsnorm_step) run the forward on leaf tensors that require grad, then
+torch.autograd.grad: eager autograd, or the forward compiled (AOTAutograd compiles the backward). The result is a schema v1 file
 (DESIGN.md) that `kbench report` sets beside kbench's own run of the same config:
 
     python3 scripts/torch_baseline.py --config configs/sweep.json --out results/sweep
@@ -50,7 +52,10 @@ CACHE_MODES = ("cold", "warm")
 TIMERS = ("events", "graph")
 # The ops this script knows, with the rank of their shape: [n], [rows, cols] or [M, N, K].
 SHAPE_RANK = {"copy": 1, "add": 1, "row_sum": 2, "softmax": 2, "softmax_backward": 2,
-              "rmsnorm": 2, "rmsnorm_backward": 2, "gemm": 3}
+              "rmsnorm": 2, "rmsnorm_backward": 2, "softmax_step": 2, "rmsnorm_step": 2,
+              "gemm": 3}
+# Training steps: a forward, then its backward through autograd (step_function below).
+STEP_OPS = ("softmax_step", "rmsnorm_step")
 RMSNORM_EPS = 1e-6
 
 WARMUP_MIN_MS = 300.0
@@ -142,6 +147,8 @@ def check_params(op: str, params, where: str) -> None:
     if not isinstance(params, dict):
         raise UsageError(f"{where} must be an object of parameters")
     wanted = {"eps": RMSNORM_EPS, "dh": 1, "frozen": 0} if op.startswith("rmsnorm") else {}
+    if not wanted and params:
+        raise UsageError(f"{where}: {op} takes no parameters, got {params}")
     actual = dict(wanted, **params)
     if op == "rmsnorm":
         actual.pop("dh"), actual.pop("frozen")
@@ -150,6 +157,9 @@ def check_params(op: str, params, where: str) -> None:
     if op == "rmsnorm_backward" and (actual["dh"] != 0 or actual["frozen"] != 0):
         raise UsageError(f"{where}: this script times rmsnorm_backward without dh and with dw "
                          f"(params dh 0, frozen 0), got {params}")
+    if op == "rmsnorm_step" and (actual["dh"] != 1 or actual["frozen"] != 0):
+        raise UsageError(f"{where}: this script times rmsnorm_step with the residual gradient dh "
+                         f"and with dw (params dh 1, frozen 0: the defaults), got {params}")
 
 
 def load_plan(args) -> Plan:
@@ -245,6 +255,10 @@ def bytes_moved(case: Case) -> int:
         "softmax_backward": 3 * rows * cols,    # read y and dy, write dx
         "rmsnorm": 4 * rows * cols + cols,      # read x, r, w; write h, y
         "rmsnorm_backward": 3 * rows * cols + 2 * cols,  # read h, w, dy; write dh, dw
+        # The steps: the sum of their two ops' bytes, as kbench counts them (the forward's y or
+        # h is written, then read again by the backward).
+        "softmax_step": (2 + 3) * rows * cols,
+        "rmsnorm_step": (4 * rows * cols + cols) + (4 * rows * cols + 2 * cols),  # + dh read
     }[case.op]
     return elements * s
 
@@ -306,6 +320,35 @@ def gemm_eager(a, b):
     return torch.mm(a, b)
 
 
+# The training steps' forwards: the eager ops above. torch.compile compiles the forward only;
+# AOTAutograd then compiles its backward, which runs inside torch.autograd.grad.
+STEP_FORWARD = {"softmax_step": softmax_eager, "rmsnorm_step": rmsnorm_eager}
+
+
+def step_function(op: str, forward):
+    """A training step of `op` around `forward` (eager or compiled): the forward on inputs that
+    are leaf tensors requiring grad (make_inputs), then torch.autograd.grad of its outputs with
+    the upstream gradients, as a training framework runs the pair; dx (and dw) come back with
+    the forward's outputs. The script times under inference mode, which autograd cannot run in
+    (it records nothing and makes inference tensors), so the step leaves it for the call."""
+    if op == "softmax_step":
+        def step(x, dy):
+            with torch.inference_mode(False), torch.enable_grad():
+                y = forward(x)
+                (dx,) = torch.autograd.grad(y, x, dy)
+            return y.detach(), dx
+        return step
+    if op == "rmsnorm_step":
+        def step(x, r, w, dy, dh):
+            # h feeds the next block too, so its gradient dh joins the one through the norm.
+            with torch.inference_mode(False), torch.enable_grad():
+                h, y = forward(x, r, w)
+                dx, dw = torch.autograd.grad((h, y), (x, w), (dh, dy))
+            return h.detach(), y.detach(), dx, dw
+        return step
+    raise AssertionError(op)
+
+
 EAGER = {"copy": copy_eager, "add": add_eager, "row_sum": row_sum_eager,
          "softmax": softmax_eager, "softmax_backward": softmax_backward_eager,
          "rmsnorm": rmsnorm_eager, "rmsnorm_backward": rmsnorm_backward_eager,
@@ -314,7 +357,7 @@ EAGER = {"copy": copy_eager, "add": add_eager, "row_sum": row_sum_eager,
 
 def reference(op: str, inputs) -> tuple:
     """float64 results from the inputs exactly as the GPU sees them (already rounded)."""
-    d = [t.double() for t in inputs]
+    d = [t.detach().double() for t in inputs]  # the steps' inputs require grad
     if op == "copy":
         return (d[0],)
     if op == "add":
@@ -338,6 +381,16 @@ def reference(op: str, inputs) -> tuple:
         return (dh, (dy * normed).sum(0))
     if op == "gemm":
         return (d[0] @ d[1],)
+    if op == "softmax_step":
+        y, = reference("softmax", inputs[:1])
+        dx, = reference("softmax_backward", (y, inputs[1]))
+        return (y, dx)
+    if op == "rmsnorm_step":
+        x, r, w, dy, dh = inputs
+        h, y = reference("rmsnorm", (x, r, w))
+        # The backward reads h as stored: x + r rounded to the dtype, as the GPU computes it.
+        dh_norm, dw = reference("rmsnorm_backward", ((x + r).detach(), w, dy))
+        return (h, y, dh_norm + dh.double(), dw)
     raise AssertionError(op)
 
 
@@ -349,7 +402,8 @@ def reduction_lengths(case: Case) -> tuple:
         return (1,)
     rows, cols = case.shape
     return {"row_sum": (cols,), "softmax": (cols,), "softmax_backward": (cols,),
-            "rmsnorm": (1, cols), "rmsnorm_backward": (cols, rows)}[case.op]
+            "rmsnorm": (1, cols), "rmsnorm_backward": (cols, rows),
+            "softmax_step": (cols, cols), "rmsnorm_step": (1, cols, cols, rows)}[case.op]
 
 
 def make_inputs(case: Case, generator) -> tuple:
@@ -377,6 +431,13 @@ def make_inputs(case: Case, generator) -> tuple:
         return randn(rows, cols), randn(rows, cols), randn(cols)
     if case.op == "rmsnorm_backward":
         return randn(rows, cols), randn(cols), randn(rows, cols)
+    if case.op in STEP_OPS:
+        # Outside inference mode: autograd cannot save inference tensors for the backward.
+        with torch.inference_mode(False):
+            if case.op == "softmax_step":
+                return randn(rows, cols).requires_grad_(), randn(rows, cols)
+            return (randn(rows, cols).requires_grad_(), randn(rows, cols).requires_grad_(),
+                    randn(cols).requires_grad_(), randn(rows, cols), randn(rows, cols))
     raise AssertionError(case.op)
 
 
@@ -431,6 +492,11 @@ class Prepared:
 
 
 def build_function(case: Case, variant: str):
+    if case.op in STEP_OPS:
+        forward = STEP_FORWARD[case.op]
+        if variant == "torch.compile":
+            forward = torch.compile(own_code_copy(forward), dynamic=False)
+        return step_function(case.op, forward)
     if variant == "torch.eager":
         return EAGER[case.op]
     if variant == "torch.rms_norm":

@@ -53,6 +53,16 @@ TEST(Cli, OpParameters) {
   expect_one_line_usage_error("check --op rmsnorm_backward --shape 4x4 --param dh=2", "must lie in");
   expect_one_line_usage_error("check --op rmsnorm --shape 4x4 --param frozen=1", "takes no parameter 'frozen'");
 }
+// The training steps take their parts' parameters, with their ranges, and no others.
+TEST(Cli, StepParameters) {
+  expect_one_line_usage_error("check --op rmsnorm_step --shape 4x4 --param frozen=2", "must lie in");
+  expect_one_line_usage_error("check --op rmsnorm_step --shape 4x4 --param dh=-1", "must lie in");
+  expect_one_line_usage_error("check --op rmsnorm_step --shape 4x4 --param eps=0", "must lie in");
+  expect_one_line_usage_error("check --op softmax_step --shape 4x4 --param eps=1e-6", "takes no parameter 'eps'");
+  expect_one_line_usage_error("check --op softmax_step --shape 4096", "2-dimensional");
+  expect_one_line_usage_error("run --op rmsnorm_step --variant fused --shape 4x4", "unknown variant 'fused'");
+  expect_one_line_usage_error("check --op softmax_step --shape 1x2097153", "no variant can run softmax_step");
+}
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
 TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("probe", "not built yet"); }
 

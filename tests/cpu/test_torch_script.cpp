@@ -68,6 +68,38 @@ TEST(TorchScript, DryRunHonoursFilters) {
             "softmax bfloat16 4x32769 torch.eager,torch.compile\n");
 }
 
+// The training steps: both variants, and only the parameters the script times.
+TEST(TorchScript, DryRunListsTheTrainingSteps) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const auto r = run_script("--config " + shell_quoted(fs::path(KBENCH_SOURCE_DIR) / "configs" / "side_by_side_steps.json") +
+                            " --dry-run --dtype bfloat16 --ops softmax_step rmsnorm_step");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("softmax_step bfloat16 4096x4096 torch.eager,torch.compile\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rmsnorm_step bfloat16 4x32769 torch.eager,torch.compile\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("copy"), std::string::npos) << r.out;
+}
+
+TEST(TorchScript, StepParametersItDoesNotTimeExitTwo) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  TempDir dir;
+  const auto config = [&](const std::string& op, const std::string& params) {
+    return dir.write(op + ".json", R"({"experiment": "sweep", "cases": [{"op": ")" + op +
+                                       R"(", "dtypes": ["float32"], "shapes": [[4, 8]], "params": )" + params + "}]}");
+  };
+  for (const auto& [op, params] : {std::pair<std::string, std::string>{"rmsnorm_step", R"({"frozen": 1})"},
+                                   {"rmsnorm_step", R"({"dh": 0})"},
+                                   {"rmsnorm_step", R"({"eps": 1e-5})"},
+                                   {"softmax_step", R"({"eps": 1e-6})"}}) {
+    const auto r = run_script("--config " + shell_quoted(config(op, params)) + " --dry-run");
+    EXPECT_EQ(r.exit_code, 2) << op << " " << params << ": " << r.err;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  const auto fine = run_script("--config " + shell_quoted(config("rmsnorm_step", R"({"dh": 1, "frozen": 0})")) + " --dry-run");
+  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_EQ(fine.out, "rmsnorm_step float32 4x8 torch.eager,torch.compile\n");
+}
+
 TEST(TorchScript, MalformedConfigExitsTwoWithOneLine) {
   if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
   for (const char* name : {"torch_bad_shape.json", "torch_not_json.json"}) {
