@@ -54,7 +54,7 @@ TEST(Cli, OpParameters) {
   expect_one_line_usage_error("check --op rmsnorm --shape 4x4 --param frozen=1", "takes no parameter 'frozen'");
 }
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
-TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("probe", "not built yet"); }
+TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("spec", "not built yet"); }
 
 TEST(Cli, HelpExitsZeroForEveryCommand) {
   for (const char* cmd : {"", "list", "run", "check", "verify", "report", "grid", "fit", "probe", "spec"})
