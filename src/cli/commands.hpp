@@ -18,6 +18,7 @@ void add_run_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_report_command(CLI::App& app);
-void add_experiment_stubs(CLI::App& app);  // grid, fit, probe, spec until their issues land
+void add_probe_command(CLI::App& app);
+void add_experiment_stubs(CLI::App& app);  // grid, fit, spec until their issues land
 
 }  // namespace kbench

@@ -55,6 +55,29 @@ __global__ void busy_fma_kernel(std::uint64_t duration_ns, float a, float b) {
   if (sum == -1.0f) g_busy_sink = sum;
 }
 
+// The same chains for a fixed count: the time is cycles over clock. Block 0's first thread stamps
+// the interval; every block does the same work, so the grid ends with it give or take a wave.
+__global__ void clock_probe_kernel(int iterations, float a, float b, ClockStamp* stamp) {
+  const long long c0 = clock64();
+  const std::uint64_t t0 = global_timer_ns();
+  float x0 = threadIdx.x, x1 = x0 + 1.0f, x2 = x0 + 2.0f, x3 = x0 + 3.0f;
+  for (int i = 0; i < iterations; ++i) {
+    x0 = fmaf(x0, a, b);
+    x1 = fmaf(x1, a, b);
+    x2 = fmaf(x2, a, b);
+    x3 = fmaf(x3, a, b);
+  }
+  const float sum = x0 + x1 + x2 + x3;
+  if (sum == -1.0f) g_busy_sink = sum;
+  __syncthreads();  // the stamp closes when the whole block is done, not when thread 0 is
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    const long long c1 = clock64();
+    stamp->cycles = static_cast<std::uint64_t>(c1 - c0);
+    stamp->start_ns = t0;
+    stamp->end_ns = global_timer_ns();
+  }
+}
+
 }  // namespace
 
 double measure_sm_clock_mhz(cudaStream_t s) {
@@ -84,6 +107,12 @@ void launch_busy(cudaStream_t s, int sms, double approx_ms) {
   const auto duration_ns = static_cast<std::uint64_t>(approx_ms * 1e6);
   const float b = 1.0f / 1024.0f;
   busy_fma_kernel<<<blocks, kBusyThreads, 0, s>>>(duration_ns, 1.0f - b, b);
+  KB_CUDA_LAUNCH();
+}
+
+void launch_clock_probe(cudaStream_t s, int sms, int iterations, ClockStamp* stamp) {
+  const float b = 1.0f / 1024.0f;
+  clock_probe_kernel<<<sms, kProbeThreads, 0, s>>>(iterations, 1.0f - b, b, stamp);
   KB_CUDA_LAUNCH();
 }
 

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 namespace kbench {
 
 // Runs a ~1 ms kernel with one block on every SM of the current device; one thread counts SM
@@ -16,5 +18,20 @@ double measure_sm_clock_mhz(cudaStream_t s);
 // %globaltimer, so the time holds whatever the clock does). `sms` is the device's SM count;
 // the grid fills each SM to full occupancy. Does not synchronise.
 void launch_busy(cudaStream_t s, int sms, double approx_ms);
+
+// What the clock probe's kernel saw of itself: SM cycles (clock64) and %globaltimer nanoseconds
+// from its first instruction to its last, read by one thread of block 0.
+struct ClockStamp {
+  std::uint64_t cycles = 0;
+  std::uint64_t start_ns = 0;  // %globaltimer at the start: GPU wall time, comparable across launches
+  std::uint64_t end_ns = 0;
+};
+
+// The fixed kernel of `kbench probe`: one block of kProbeThreads per SM, each thread `iterations`
+// rounds of four independent FMA chains. Fixed work, so its time follows the SM clock alone (no
+// memory traffic); `stamp` (device memory) gets its own cycles and nanoseconds. Does not
+// synchronise.
+inline constexpr int kProbeThreads = 256;
+void launch_clock_probe(cudaStream_t s, int sms, int iterations, ClockStamp* stamp);
 
 }  // namespace kbench

@@ -18,10 +18,14 @@ struct WarmupResult {
   std::vector<double> clock_trace_mhz;  // one reading after each busy burst
 };
 
+// The least warm-up time. `kbench probe` (docs/experiments.md) measures how long the clock takes
+// to settle after idle pauses and states the warm-up it needs; this is to be set from its result.
+inline constexpr double kWarmupMinMs = 300;
+
 // Repeats (~20 ms of FMA work on every SM, then a clock reading) until at least `min_ms` have
 // passed and the last three readings lie within 1% of each other, or until `max_ms` (then
 // steady = false and a warning is logged). Uses the current device.
-WarmupResult warm_up_gpu(cudaStream_t s, double min_ms = 300, double max_ms = 5000);
+WarmupResult warm_up_gpu(cudaStream_t s, double min_ms = kWarmupMinMs, double max_ms = 5000);
 
 // {"ms", "sm_clock_mhz", "steady", "clock_trace_mhz"}
 nlohmann::json to_json(const WarmupResult& r);

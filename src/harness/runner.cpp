@@ -196,6 +196,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   const auto visits_began = std::chrono::steady_clock::now();
 
   time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress);
+  if (e.time_own) e.time_own(stream, result);
   const double timing_s = seconds_since(visits_began);
   const nlohmann::json floors = floors_now();
   for (const auto& line : floor_shifts(floors_before, floors, kFloorTolerance, "the visits")) {
@@ -208,15 +209,16 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
     for (Record& r : unit_records(u)) result.records.push_back(std::move(r));
   std::map<std::string, std::vector<std::string>> op_sources;
   for (const auto& mc : e.cases) op_sources[mc.c.op] = mc.problem->sources;
+  for (const Record& r : result.records) op_sources.try_emplace(r.op);  // time_own's: no op sources
   result.manifest = manifest_block(op_sources, e.sources);
   const nlohmann::json load_after = query_gpu_load(gpu_id);
   result.load = {{"before", load_before},
                  {"after", load_after},
                  {"warnings", load_warnings(load_before, load_after, static_cast<int>(getpid()))}};
   for (const auto& w : result.load["warnings"]) spdlog::warn("{}", w.get<std::string>());
-  result.extra = {{"timer_floor", floors},         {"timer_floor_before", floors_before},
+  result.extra.update(nlohmann::json{{"timer_floor", floors},         {"timer_floor_before", floors_before},
                   {"timer_floor_start", floors_start}, {"timer_floor_shifts", floor_moves},
-                  {"check_failures", failures},    {"skipped", skipped}};
+                  {"check_failures", failures},    {"skipped", skipped}});
   if (e.analyse) e.analyse(result);
   result.meta["seconds"] = {{"preparation", preparation_s}, {"timing", timing_s}, {"total", seconds_since(started)}};
   spdlog::info("{:.1f} s preparing and checking, {:.1f} s timing", preparation_s, timing_s);

@@ -52,6 +52,11 @@ struct Experiment {
   std::vector<MeasuredCase> cases;
   // What the experiment reports beyond the records, added to the finished result.
   std::function<void(Result&)> analyse;
+  // For an experiment that times in its own way rather than in visits to cases (the probe:
+  // samples after idle pauses). Called on the warm GPU after the visits (none, if it has no
+  // cases), with the runner's stream; it appends its records to result.records and may add
+  // blocks to result.extra. Its records' ops are measured with `sources` (and the harness).
+  std::function<void(cudaStream_t, Result&)> time_own;
 };
 
 // Runs the experiment on how.device and returns the result (not yet written). Check failures

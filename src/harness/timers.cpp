@@ -1,6 +1,7 @@
 #include "harness/timers.hpp"
 
 #include "core/errors.hpp"
+#include "harness/event_pair.hpp"
 
 namespace kbench {
 
@@ -9,31 +10,6 @@ namespace {
 // Longer than the host takes to enqueue an event pair and a launch (a few microseconds, tens
 // for launchers that query the device first).
 constexpr double kQueueDelayUs = 50;
-
-class EventPair {
- public:
-  EventPair() {
-    KB_CUDA(cudaEventCreate(&start_));
-    KB_CUDA(cudaEventCreate(&stop_));
-  }
-  ~EventPair() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-  void start(cudaStream_t s) { KB_CUDA(cudaEventRecord(start_, s)); }
-  void stop(cudaStream_t s) { KB_CUDA(cudaEventRecord(stop_, s)); }
-  double elapsed_us() {
-    KB_CUDA(cudaEventSynchronize(stop_));
-    float ms = 0;
-    KB_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-    return 1000.0 * ms;
-  }
-
- private:
-  cudaEvent_t start_{}, stop_{};
-};
 
 class EventTimer final : public Timer {
  public:

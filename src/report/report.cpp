@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "core/shape.hpp"
+#include "report/probe_report.hpp"
 
 namespace kbench {
 namespace {
@@ -252,10 +254,22 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   out += "\n";
   out += timer_floors(inputs);
 
+  // A probe's records are one fixed kernel after many pauses: its analysis says what they mean.
   std::vector<Record> shown;
-  for (const auto& in : inputs)
+  for (const auto& in : inputs) {
+    if (in.result.experiment == "probe") {
+      const auto probe = in.result.extra.find("probe");
+      if (probe != in.result.extra.end() && probe->contains("analysis"))
+        out += "From " + in.path + ":\n\n" + probe_markdown(probe->at("analysis"));
+      continue;
+    }
     for (const auto& r : in.result.records)
       if (filter.keeps(r)) shown.push_back(r);
+  }
+  if (shown.empty() && !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [](const ReportInput& in) {
+        return in.result.experiment == "probe";
+      }))
+    return out;
   if (shown.empty()) return out + "No records match the filters.\n";
 
   std::set<std::string> ops;

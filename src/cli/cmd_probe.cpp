@@ -1,0 +1,45 @@
+// kbench probe: GPU clock behaviour after idle pauses (experiments/probe.hpp), written to
+// <out>/probe/.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "experiments/probe.hpp"
+#include "report/probe_report.hpp"
+
+namespace kbench {
+
+void add_probe_command(CLI::App& app) {
+  struct Options {
+    ProbeSettings settings;
+    long long seed = -1;
+    std::string out = "results";
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand(
+      "probe", "GPU clock behaviour after idle: a fixed kernel timed again and again after pauses, with the SM "
+               "clock of every sample; states the warm-up a run needs");
+  sub->add_option("--pauses", o->settings.pauses_s, "Idle pauses in seconds, increasing (default 0 0.1 0.5 1 2 5 10 20)")
+      ->delimiter(',');
+  sub->add_option("--repeats", o->settings.repeats, "Series per pause, in shuffled order (default 3)");
+  sub->add_option("--window-ms", o->settings.window_ms, "How long each series samples after its pause (default 1000)");
+  sub->add_option("--load-ms", o->settings.load_ms, "Busy load between samples, ms; 0: back to back (default 10)");
+  sub->add_option("--iterations", o->settings.iterations, "FMA rounds of the fixed kernel (default 2500)");
+  sub->add_option("--tolerance", o->settings.tolerance, "Settled: within this share of steady (default 0.02)");
+  sub->add_option("--seed", o->seed, "Seed for the order of the series (recorded)");
+  sub->add_option("--device", o->settings.device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  sub->add_option("--out", o->out, "Results root; the file goes to <out>/probe/");
+  sub->callback([o] {
+    ProbeSettings s = o->settings;
+    if (o->seed >= 0) s.seed = static_cast<std::uint64_t>(o->seed);
+    const Experiment e = probe_experiment(s);  // validates first: bad input writes nothing
+    const Result r = run_experiment(e, process_argv());
+    const auto path = write_result(r, std::filesystem::path(o->out) / e.name);
+    std::printf("%s", probe_markdown(r.extra.at("probe").at("analysis")).c_str());
+    spdlog::info("wrote {}", path.string());
+  });
+}
+
+}  // namespace kbench
