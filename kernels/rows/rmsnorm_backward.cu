@@ -308,6 +308,24 @@ __global__ void __launch_bounds__(kTileThreads) rmsnorm_bwd_sums_kernel(Tensors 
   if (threadIdx.x == 0) sums[blockIdx.x] = make_float2(s0, s1);
 }
 
+// rstd and coef of a row from its pieces' sums (kernel 1), added in piece order: every tile
+// of the row gets the same bits.
+struct RowCoefficients {
+  float rstd, coef;
+};
+
+__device__ __forceinline__ RowCoefficients row_coefficients(const float2* sums, std::int64_t row, int segments,
+                                                            int width, float eps) {
+  float ss = 0.0f, sg = 0.0f;
+  for (int s = 0; s < segments; ++s) {
+    const float2 p = sums[row * segments + s];
+    ss += p.x;
+    sg += p.y;
+  }
+  const float rstd = inverse_rms(ss, width, eps);
+  return {rstd, rstd * rstd * rstd * sg / static_cast<float>(width)};
+}
+
 // Kernel 2: block (tile, group) computes dx for its columns over the group's rows, and the
 // group's dw partial for them (partial: groups x width, null when frozen).
 template <class T, bool WithDh, bool WithDw>
@@ -323,14 +341,7 @@ __global__ void __launch_bounds__(kTileThreads)
     w[i] = c < width ? to_float(static_cast<const T*>(t.w)[c]) : 0.0f;
   }
   for (std::int64_t row = first; row < last; ++row) {
-    float ss = 0.0f, sg = 0.0f;  // the row's pieces in a fixed order: every tile gets the same bits
-    for (int s = 0; s < segments; ++s) {
-      const float2 p = sums[row * segments + s];
-      ss += p.x;
-      sg += p.y;
-    }
-    const float rstd = inverse_rms(ss, width, eps);
-    const float coef = rstd * rstd * rstd * sg / static_cast<float>(width);
+    const auto [rstd, coef] = row_coefficients(sums, row, segments, width, eps);
     T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
 #pragma unroll
     for (int i = 0; i < kTileCols; ++i) {
@@ -363,14 +374,7 @@ __global__ void __launch_bounds__(kTileThreads)
   const uint4 wv = load16<T, Cache::normal>(static_cast<const T*>(t.w) + v * kVec<T>, true);
   float dw[kVec<T>] = {};
   for (std::int64_t row = first; row < last; ++row) {
-    float ss = 0.0f, sg = 0.0f;  // the row's pieces in a fixed order, as rmsnorm_bwd_tile_kernel
-    for (int s = 0; s < segments; ++s) {
-      const float2 p = sums[row * segments + s];
-      ss += p.x;
-      sg += p.y;
-    }
-    const float rstd = inverse_rms(ss, width, eps);
-    const float coef = rstd * rstd * rstd * sg / static_cast<float>(width);
+    const auto [rstd, coef] = row_coefficients(sums, row, segments, width, eps);
     const std::int64_t e = v * kVec<T>;
     const uint4 hv = load16<T, Cache::last_use>(static_cast<const T*>(t.h) + row_offset(row, t.h_stride) + e, true);
     const uint4 dyv = load16<T, Cache::last_use>(static_cast<const T*>(t.dy) + row_offset(row, t.dy_stride) + e, true);

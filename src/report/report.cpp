@@ -46,17 +46,27 @@ int dtype_rank(const std::string& dtype) {
   return 3;
 }
 
+// A table row: one case in one mode. The op's parameters are part of it, so that two runs of
+// one shape at different eps or flags (rmsnorm_backward with and without dh) are two rows,
+// not one shown in place of the other.
 struct RowKey {
   std::vector<std::int64_t> shape;
-  std::string dtype, cache, timer;
+  std::string params, dtype, cache, timer;
 };
+
+// "dh=0 eps=1e-06 frozen=0": the record's parameters in name order, or empty.
+std::string params_text(const std::map<std::string, double>& params) {
+  std::string text;
+  for (const auto& [name, value] : params) text += (text.empty() ? "" : " ") + name + "=" + format("%g", value);
+  return text;
+}
 
 bool operator<(const RowKey& a, const RowKey& b) {
   auto elements = [](const RowKey& k) {
     return std::accumulate(k.shape.begin(), k.shape.end(), std::int64_t{1}, std::multiplies<>());
   };
-  return std::make_tuple(elements(a), a.shape, dtype_rank(a.dtype), a.dtype, a.cache, a.timer) <
-         std::make_tuple(elements(b), b.shape, dtype_rank(b.dtype), b.dtype, b.cache, b.timer);
+  return std::make_tuple(elements(a), a.shape, a.params, dtype_rank(a.dtype), a.dtype, a.cache, a.timer) <
+         std::make_tuple(elements(b), b.shape, b.params, dtype_rank(b.dtype), b.dtype, b.cache, b.timer);
 }
 
 std::string cell_text(const Record& r) {
@@ -129,15 +139,18 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
   std::map<RowKey, std::map<std::string, const Record*>> cells;
   std::set<std::string> own_variants, baselines;
   int replaced = 0;
+  bool has_params = false;
   for (const Record& r : records) {
     if (r.op != op) continue;
     (r.baseline ? baselines : own_variants).insert(r.variant);
-    const Record*& slot = cells[RowKey{r.shape, r.dtype, r.cache, r.timer}][r.variant];
+    has_params = has_params || !r.params.empty();
+    const Record*& slot = cells[RowKey{r.shape, params_text(r.params), r.dtype, r.cache, r.timer}][r.variant];
     if (slot) ++replaced;
     slot = &r;
   }
 
   std::vector<std::string> header = {"shape", "dtype", "cache", "timer"};
+  if (has_params) header.insert(header.begin() + 1, "params");
   for (const auto& v : own_variants) header.push_back(v);
   for (const auto& v : baselines) header.push_back(v);
   header.push_back("best");
@@ -148,6 +161,7 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
   out += table_row(std::vector<std::string>(header.size(), "---"));
   for (const auto& [key, variants] : cells) {
     std::vector<std::string> row = {shape_string(key.shape), key.dtype, key.cache, key.timer};
+    if (has_params) row.insert(row.begin() + 1, key.params);
     auto cell = [&](const std::string& v) -> const Record* {
       auto it = variants.find(v);
       return it == variants.end() ? nullptr : it->second;

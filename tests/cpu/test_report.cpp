@@ -137,6 +137,24 @@ TEST(ReportTable, LaterFileWinsADuplicateCellAndSaysSo) {
   EXPECT_NE(table.find("1 cell(s) were measured in more than one file"), std::string::npos);
 }
 
+// Two runs of one shape at different parameters (rmsnorm_backward with and without dh) are
+// two rows, each with its parameters, not one replacing the other.
+TEST(ReportTable, CellsAtDifferentParamsAreTwoRows) {
+  Record with_dh = make_record("auto", false, {64, 64}, 30), without_dh = make_record("auto", false, {64, 64}, 20);
+  with_dh.params = {{"dh", 1}, {"eps", 1e-6}};
+  without_dh.params = {{"dh", 0}, {"eps", 1e-6}};
+  const std::string table = op_table("softmax", {with_dh, without_dh});
+  EXPECT_EQ(table.find("more than one file"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 64x64 | dh=1 eps=1e-06 | float16 |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 64x64 | dh=0 eps=1e-06 | float16 |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| shape | params | dtype |"), std::string::npos) << table;
+}
+
+TEST(ReportTable, OpsWithoutParamsHaveNoParamsColumn) {
+  const std::string table = op_table("softmax", {make_record("auto", false, {64, 64}, 30)});
+  EXPECT_EQ(table.find("params"), std::string::npos) << table;
+}
+
 Result on_device(const std::string& name, const std::string& uuid) {
   Result r;
   r.device = {{"name", name}};
