@@ -46,9 +46,10 @@ int dtype_rank(const std::string& dtype) {
   return 3;
 }
 
-// A table row: one case in one mode. The op's parameters are part of it, so that two runs of
-// one shape at different eps or flags (rmsnorm_backward with and without dh) are two rows,
-// not one shown in place of the other.
+// A table row: one case in one mode. Where the files hold one shape and mode at more than one
+// set of op parameters (rmsnorm_backward with and without dh), the parameters are part of the
+// row, so that each is a row of its own rather than one shown in place of the other; elsewhere
+// they are left out, so that records that carry none (the PyTorch script's) share the row.
 struct RowKey {
   std::vector<std::int64_t> shape;
   std::string params, dtype, cache, timer;
@@ -139,12 +140,18 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
   std::map<RowKey, std::map<std::string, const Record*>> cells;
   std::set<std::string> own_variants, baselines;
   int replaced = 0;
-  bool has_params = false;
+  // The distinct non-empty parameter sets of each shape and mode.
+  std::map<RowKey, std::set<std::string>> param_sets;
+  for (const Record& r : records)
+    if (r.op == op && !r.params.empty())
+      param_sets[RowKey{r.shape, "", r.dtype, r.cache, r.timer}].insert(params_text(r.params));
+  const bool has_params = std::any_of(param_sets.begin(), param_sets.end(), [](const auto& kv) { return kv.second.size() > 1; });
   for (const Record& r : records) {
     if (r.op != op) continue;
     (r.baseline ? baselines : own_variants).insert(r.variant);
-    has_params = has_params || !r.params.empty();
-    const Record*& slot = cells[RowKey{r.shape, params_text(r.params), r.dtype, r.cache, r.timer}][r.variant];
+    RowKey key{r.shape, "", r.dtype, r.cache, r.timer};
+    if (param_sets[key].size() > 1) key.params = params_text(r.params);
+    const Record*& slot = cells[key][r.variant];
     if (slot) ++replaced;
     slot = &r;
   }

@@ -150,9 +150,14 @@ TEST(ReportTable, CellsAtDifferentParamsAreTwoRows) {
   EXPECT_NE(table.find("| shape | params | dtype |"), std::string::npos) << table;
 }
 
-TEST(ReportTable, OpsWithoutParamsHaveNoParamsColumn) {
-  const std::string table = op_table("softmax", {make_record("auto", false, {64, 64}, 30)});
+// One parameter set per cell: no column, and a record that carries none (the PyTorch
+// script's) shares the row of one that does.
+TEST(ReportTable, OneParameterSetPerCellNeedsNoColumn) {
+  Record kbench = make_record("auto", false, {64, 64}, 30);
+  kbench.params = {{"eps", 1e-6}};
+  const std::string table = op_table("softmax", {kbench, make_record("torch.compile", true, {64, 64}, 33)});
   EXPECT_EQ(table.find("params"), std::string::npos) << table;
+  EXPECT_EQ(cell_at(table, "64x64", "best vs torch.compile"), "1.10x") << table;
 }
 
 Result on_device(const std::string& name, const std::string& uuid) {
