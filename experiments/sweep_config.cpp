@@ -2,9 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <limits>
+#include <set>
 
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 
 namespace kbench {
 
@@ -27,6 +32,56 @@ T field(const nlohmann::json& j, const char* key, const std::string& where, T fa
   } catch (const nlohmann::json::exception&) {
     throw UsageError(where + ": field '" + key + "' has the wrong type");
   }
+}
+
+// A key the config format does not have is an error, not a silent fallback to a default
+// ("visit" for "visits", "dtype" for "dtypes").
+void require_known_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where) {
+  for (const auto& [key, value] : j.items())
+    if (!known.count(key)) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError(where + ": unknown key '" + key + "' (expected one of " + list + ")");
+    }
+}
+
+// A whole JSON number in [lo, hi]: 2.7 visits or 1e12 samples are errors, not 2 or an overflow.
+std::int64_t whole_number(const nlohmann::json& v, const std::string& what, std::int64_t lo, std::int64_t hi) {
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) ||
+      v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+    throw UsageError(what + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                     ", got " + v.dump());
+  return v.get<std::int64_t>();
+}
+
+std::int64_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::int64_t fallback,
+                         std::int64_t lo, std::int64_t hi) {
+  return j.contains(key) ? whole_number(j.at(key), where + ": '" + key + "'", lo, hi) : fallback;
+}
+
+std::vector<std::vector<std::int64_t>> shape_list(const nlohmann::json& c, const std::string& where) {
+  if (!c.contains("shapes") || !c["shapes"].is_array() || c["shapes"].empty())
+    throw UsageError(where + ": needs a non-empty 'shapes' list");
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const auto& shape : c["shapes"]) {
+    if (!shape.is_array() || shape.empty() || shape.size() > 3)
+      throw UsageError(where + ": a shape is a list of 1 to 3 dimensions, got " + shape.dump());
+    std::vector<std::int64_t> dims;
+    for (const auto& d : shape) dims.push_back(whole_number(d, where + ": shape " + shape.dump(), 1, kMaxDim));
+    shapes.push_back(std::move(dims));
+  }
+  return shapes;
+}
+
+// The experiment names a folder under --out: letters, digits, '_' and '-' only.
+std::string experiment_name(const nlohmann::json& j, const std::string& where, std::string fallback) {
+  const std::string name = field<std::string>(j, "experiment", where, fallback);
+  const bool safe = !name.empty() && name.size() <= 64 && std::isalpha(static_cast<unsigned char>(name[0])) &&
+                    std::all_of(name.begin(), name.end(), [](char ch) {
+                      return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+                    });
+  if (!safe) throw UsageError(where + ": 'experiment' must be a plain name (letters, digits, '_', '-'), got '" + name + "'");
+  return name;
 }
 
 std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, const std::string& where,
@@ -56,6 +111,7 @@ std::vector<std::string> parse_timers(const std::string& text) {
 
 SweepSettings load_sweep_config(const std::filesystem::path& file) {
   std::ifstream in(file);
+  if (std::filesystem::is_directory(file)) throw UsageError("config '" + file.string() + "' is a directory");
   if (!in) throw UsageError("cannot read config '" + file.string() + "'");
   nlohmann::json j;
   try {
@@ -66,13 +122,15 @@ SweepSettings load_sweep_config(const std::filesystem::path& file) {
   }
   const std::string where = "config '" + file.string() + "'";
   if (!j.is_object()) throw UsageError(where + ": expected a JSON object");
+  require_known_keys(j, {"experiment", "description", "cases", "cache", "timer", "visits", "samples", "seed"}, where);
   SweepSettings s;
   s.config_path = file.string();
-  s.experiment = field<std::string>(j, "experiment", where, s.experiment);
+  s.experiment = experiment_name(j, where, s.experiment);
   s.description = field<std::string>(j, "description", where, "");
-  s.visits = field<int>(j, "visits", where, s.visits);
-  s.samples = field<int>(j, "samples", where, s.samples);
-  s.seed = field<std::uint64_t>(j, "seed", where, s.seed);
+  s.visits = static_cast<int>(whole_field(j, "visits", where, s.visits, 1, kMaxVisitsOrSamples));
+  s.samples = static_cast<int>(whole_field(j, "samples", where, s.samples, 1, kMaxVisitsOrSamples));
+  s.seed = static_cast<std::uint64_t>(whole_field(j, "seed", where, static_cast<std::int64_t>(s.seed), 0,
+                                                  std::numeric_limits<std::int64_t>::max()));
   s.caches = mode_list(j, "cache", where, s.caches, parse_cache_modes);
   s.timers = mode_list(j, "timer", where, s.timers, parse_timers);
   if (!j.contains("cases") || !j["cases"].is_array() || j["cases"].empty())
@@ -80,18 +138,18 @@ SweepSettings load_sweep_config(const std::filesystem::path& file) {
   for (std::size_t i = 0; i < j["cases"].size(); ++i) {
     const auto& c = j["cases"][i];
     const std::string cw = where + " case " + std::to_string(i);
+    if (!c.is_object()) throw UsageError(cw + ": expected a JSON object");
+    require_known_keys(c, {"op", "dtypes", "shapes", "variants", "params"}, cw);
     CaseSpec spec;
     spec.op = field<std::string>(c, "op", cw, "");
     if (spec.op.empty()) throw UsageError(cw + ": needs an 'op'");
     for (const auto& d : field<std::vector<std::string>>(c, "dtypes", cw, {"float32"}))
       spec.dtypes.push_back(parse_dtype(d));
-    spec.shapes = field<std::vector<std::vector<std::int64_t>>>(c, "shapes", cw, {});
-    if (spec.shapes.empty()) throw UsageError(cw + ": needs a non-empty 'shapes' list");
+    spec.shapes = shape_list(c, cw);
     spec.variants = field<std::vector<std::string>>(c, "variants", cw, {});
     spec.params = field<std::map<std::string, double>>(c, "params", cw, {});
     s.cases.push_back(std::move(spec));
   }
-  if (s.visits < 1 || s.samples < 1) throw UsageError(where + ": visits and samples must be >= 1");
   return s;
 }
 

@@ -22,6 +22,10 @@ struct CaseSpec {
   std::map<std::string, double> params = {};  // the op's parameters (Op::params); others keep their default
 };
 
+// Visits and samples above this are a typo (1e12), not a run: at 100000 visits of a 1 us case
+// the run would already take days once the flushes are counted.
+inline constexpr int kMaxVisitsOrSamples = 100000;
+
 struct SweepSettings {
   std::string experiment = "sweep";
   std::string description;

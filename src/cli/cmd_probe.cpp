@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/whole_number.hpp"
 #include "experiments/probe.hpp"
 #include "report/probe_report.hpp"
 
@@ -29,7 +30,7 @@ void add_probe_command(CLI::App& app) {
   sub->add_option("--iterations", o->settings.iterations, "FMA rounds of the fixed kernel (default 2500)");
   sub->add_option("--tolerance", o->settings.tolerance, "Settled: within this share of steady (default 0.02)");
   sub->add_option("--seed", o->seed, "Seed for the order of the series (recorded)");
-  sub->add_option("--device", o->settings.device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  sub->add_option("--device", o->settings.device, "CUDA device index")->check(whole_in(0, 1023));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/probe/");
   sub->callback([o] {
     ProbeSettings s = o->settings;

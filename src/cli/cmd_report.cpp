@@ -20,6 +20,11 @@ struct ReportOptions {
 };
 
 void run_report(const ReportOptions& options) {
+  // The markdown must never replace a result it was built from.
+  if (!options.out.empty())
+    for (const auto& file : options.files)
+      if (std::filesystem::exists(options.out) && std::filesystem::equivalent(options.out, file))
+        throw UsageError("--out " + options.out + " is one of the result files read; name another file");
   std::vector<ReportInput> inputs;
   for (const auto& file : options.files) inputs.push_back({file, read_result(file)});
   const std::string markdown = build_report(inputs, options.filter);

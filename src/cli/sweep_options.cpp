@@ -1,9 +1,12 @@
 #include "cli/sweep_options.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 
+#include "cli/whole_number.hpp"
 #include "core/errors.hpp"
 #include "record/manifest.hpp"
 
@@ -17,13 +20,13 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   sub->add_option("--dtype", o->dtypes, "float32, float16, bfloat16 (repeatable)");
   sub->add_option("--shape", o->shapes, "N, RxC or MxNxK; 2^k allowed (repeatable)");
   sub->add_option("--param", o->params, "An op parameter NAME=VALUE, e.g. eps=1e-6 (repeatable; see kbench list)");
-  sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)");
-  sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)")->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
+  sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
   if (!timing) return o;
   sub->add_option("--cache", o->cache, "cold | warm | both");
   sub->add_option("--timer", o->timer, "events | graph | both");
-  sub->add_option("--visits", o->visits, "Visits per case (randomized order)")->check(CLI::PositiveNumber);
-  sub->add_option("--samples", o->samples, "Samples per variant per visit")->check(CLI::PositiveNumber);
+  sub->add_option("--visits", o->visits, "Visits per case (randomized order)")->check(whole_in(1, kMaxVisitsOrSamples));
+  sub->add_option("--samples", o->samples, "Samples per variant per visit")->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/<experiment>/");
   sub->add_flag("--no-roofline", o->no_roofline, "Do not add the copy roofline case");
   return o;
@@ -51,6 +54,12 @@ std::pair<std::string, double> parse_param(const std::string& text) {
 }  // namespace
 
 SweepSettings resolve_sweep_settings(const SweepOptions& o) {
+  // A name given twice would be run twice (--variant cub --variant cub timed cub twice).
+  for (const auto* list : {&o.ops, &o.variants, &o.dtypes, &o.shapes})
+    for (std::size_t i = 0; i < list->size(); ++i)
+      if (std::find(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(i), (*list)[i]) !=
+          list->begin() + static_cast<std::ptrdiff_t>(i))
+        throw UsageError("'" + (*list)[i] + "' is given twice");
   SweepSettings s;
   std::string config = o.config;
   if (config.empty() && o.ops.empty()) config = (source_root() / "configs" / "quick.json").string();

@@ -17,14 +17,25 @@ std::int64_t parse_dim(const std::string& text, const std::string& whole) {
     return v;
   };
   const auto caret = text.find('^');
-  if (caret == std::string::npos) return number(text);
-  const std::int64_t base = number(std::string_view(text).substr(0, caret));
-  const std::int64_t exp = number(std::string_view(text).substr(caret + 1));
-  if (base != 2 || exp > 40) throw UsageError("malformed shape '" + whole + "' (only 2^k, k <= 40)");
-  return std::int64_t{1} << exp;
+  std::int64_t v = 0;
+  if (caret == std::string::npos) {
+    v = number(text);
+  } else {
+    const std::int64_t base = number(std::string_view(text).substr(0, caret));
+    const std::int64_t exp = number(std::string_view(text).substr(caret + 1));
+    if (base != 2 || exp > 33) throw UsageError("malformed shape '" + whole + "' (only 2^k, k <= 33)");
+    v = std::int64_t{1} << exp;
+  }
+  check_dim(v, "shape '" + whole + "'");
+  return v;
 }
 
 }  // namespace
+
+void check_dim(std::int64_t dim, const std::string& where) {
+  if (dim < 1 || dim > kMaxDim)
+    throw UsageError(where + ": a dimension must be between 1 and 2^33, got " + std::to_string(dim));
+}
 
 Shape parse_shape(const std::string& text) {
   if (text.empty()) throw UsageError("malformed shape '' (expected N, RxC or MxNxK)");

@@ -242,6 +242,7 @@ Result result_from_json(const json& j) {
 }
 
 Result read_result(const std::filesystem::path& file) {
+  if (std::filesystem::is_directory(file)) throw UsageError(file.string() + " is a directory, not a result file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read " + file.string());
   json j;

@@ -63,6 +63,65 @@ TEST(Cli, StepParameters) {
   expect_one_line_usage_error("run --op rmsnorm_step --variant fused --shape 4x4", "unknown variant 'fused'");
   expect_one_line_usage_error("check --op softmax_step --shape 1x2097153", "no variant can run softmax_step");
 }
+// Shapes, seeds and repeated names are refused on the command line, before any GPU work.
+TEST(Cli, StrictArguments) {
+  expect_one_line_usage_error("check --op add --shape 0", "between 1 and 2^33");
+  expect_one_line_usage_error("check --op softmax --shape 4096x0", "between 1 and 2^33");
+  expect_one_line_usage_error("check --op add --shape 2^40", "k <= 33");
+  expect_one_line_usage_error("run --op add --shape 8 --seed -7", "seed");
+  expect_one_line_usage_error("run --op add --shape 8 --variant vec16 --variant vec16", "'vec16' is given twice");
+  expect_one_line_usage_error("run --op add --op add --shape 8", "'add' is given twice");
+  expect_one_line_usage_error("run --op add --shape 8 --visits 0", "visits");
+  expect_one_line_usage_error("run --op add --shape 8 --visits 2.5", "whole number");
+  expect_one_line_usage_error("run --op add --shape 8 --device -1", "whole number");
+  // One short line, not CLI11's 300-character range message.
+  EXPECT_LT(test::run_kbench("run --op add --shape 8 --seed -7").err.size(), 120u);
+}
+
+// Directories where files are expected, and a report that would overwrite its own input.
+TEST(Cli, FilesMustBeFiles) {
+  const auto dir = std::filesystem::temp_directory_path();
+  expect_one_line_usage_error("run --config " + dir.string(), "is a directory");
+  expect_one_line_usage_error("report " + dir.string(), "is a directory");
+  const auto copy = dir / "kbench_report_input.json";
+  std::filesystem::copy_file(std::string(KBENCH_TEST_DATA) + "/report/kbench_h200.json", copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string before = test::read_file(copy);
+  expect_one_line_usage_error("report " + copy.string() + " --out " + copy.string(), "is one of the result files read");
+  EXPECT_EQ(test::read_file(copy), before);
+}
+
+// Every defect of a config is named in one line before anything else runs: no "no CUDA
+// device" in its place, and no silent default for a misspelt key.
+TEST(Cli, StrictConfigs) {
+  const std::string good_case = R"({"op": "add", "dtypes": ["float32"], "shapes": [[1024]]})";
+  const std::pair<std::string, std::string> configs[] = {
+      {R"({"cases": [)" + good_case + R"(], "visit": 3})", "unknown key 'visit'"},
+      {R"({"cases": [)" + good_case + R"(], "timers": "graph"})", "unknown key 'timers'"},
+      {R"({"cases": [{"op": "add", "dtype": ["float32"], "shapes": [[8]]}]})", "unknown key 'dtype'"},
+      {R"({"cases": [{"op": "add", "shapes": [[0]]}]})", "from 1 to"},
+      {R"({"cases": [{"op": "add", "shapes": [[-5]]}]})", "from 1 to"},
+      {R"({"cases": [{"op": "add", "shapes": [[1.5]]}]})", "whole number"},
+      {R"({"cases": [{"op": "add", "shapes": [[1e20]]}]})", "whole number"},
+      {R"({"cases": [{"op": "add", "shapes": [[1099511627776]]}]})", "from 1 to"},
+      {R"({"cases": [{"op": "add", "shapes": [8]}]})", "a shape is a list"},
+      {R"({"cases": [)" + good_case + R"(], "visits": 2.7})", "whole number"},
+      {R"({"cases": [)" + good_case + R"(], "visits": 1e12})", "whole number"},
+      {R"({"cases": [)" + good_case + R"(], "samples": 1000000000000})", "whole number"},
+      {R"({"cases": [)" + good_case + R"(], "seed": -7})", "whole number"},
+      {R"({"cases": [)" + good_case + R"(], "experiment": "../evil"})", "plain name"},
+      {R"({"cases": [)" + good_case + R"(], "experiment": ""})", "plain name"},
+      {R"({"cases": ["add"]})", "expected a JSON object"},
+  };
+  const auto f = std::filesystem::temp_directory_path() / "kbench_strict_config.json";
+  for (const auto& [text, needle] : configs) {
+    FILE* out = std::fopen(f.c_str(), "w");
+    std::fputs(text.c_str(), out);
+    std::fclose(out);
+    for (const char* cmd : {"run", "check"}) expect_one_line_usage_error(std::string(cmd) + " --config " + f.string(), needle);
+  }
+}
+
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
 TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("spec", "not built yet"); }
 
@@ -78,6 +137,9 @@ TEST(SweepConfig, ShapesParse) {
   EXPECT_ANY_THROW(parse_shape("3^2"));
   EXPECT_ANY_THROW(parse_shape("-4"));
   EXPECT_ANY_THROW(parse_shape("1x2x3x4"));
+  EXPECT_ANY_THROW(parse_shape("0"));
+  EXPECT_ANY_THROW(parse_shape("8x0"));
+  EXPECT_EQ(parse_shape("2^33"), (std::vector<std::int64_t>{kMaxDim}));
 }
 
 TEST(SweepConfig, TheShippedConfigsLoad) {
