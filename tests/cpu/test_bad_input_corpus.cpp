@@ -1,0 +1,122 @@
+// The bad-input corpus (tests/data/bad_input): every malformed command line, config and result
+// file in it must be refused the same way, with no GPU needed: exit status 2, one line on
+// stderr, nothing on stdout, and nothing written (the run's --out folder stays empty, and no
+// results/ folder appears where kbench runs).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cpu/run_command.hpp"
+
+namespace kbench {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kCorpus = fs::path(KBENCH_TEST_DATA) / "bad_input";
+const fs::path kReports = fs::path(KBENCH_TEST_DATA) / "report";
+
+// The corpus file's lines, without blank lines and '#' comments.
+std::vector<std::string> corpus_lines(const std::string& name) {
+  std::ifstream in(kCorpus / name);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  return lines;
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary) << text;
+}
+
+// Runs kbench with `args` from a fresh folder and checks the bad-input contract. `out` is the
+// folder the command may name as --out.
+void expect_refused(const std::string& args, const fs::path& out, const std::string& what) {
+  const fs::path cwd = test::fresh_temp_dir();
+  const test::CommandResult o = test::run_command("cd " + test::shell_quoted(cwd) + " && " +
+                                                  test::shell_quoted(KBENCH_BINARY) + " " + args);
+  EXPECT_EQ(o.exit_code, 2) << what << ": " << o.err;
+  EXPECT_EQ(test::line_count(o.err), 1) << what << ": " << o.err;
+  EXPECT_TRUE(o.out.empty()) << what << ": " << o.out;
+  EXPECT_TRUE(fs::is_empty(out)) << what << ": wrote into --out";
+  EXPECT_TRUE(fs::is_empty(cwd)) << what << ": wrote into the folder it ran in";
+  fs::remove_all(cwd);
+}
+
+TEST(BadInputCorpus, CommandLines) {
+  const fs::path work = test::fresh_temp_dir();
+  const fs::path out = work / "out", dir = work / "a_folder", result = work / "result.json",
+                 notjson = work / "notjson.json";
+  fs::create_directories(out);
+  fs::create_directories(dir);
+  fs::copy_file(kReports / "kbench_h200.json", result);
+  write_text(notjson, "{ not json");
+  const std::string before = test::read_file(result);
+  const auto lines = corpus_lines("cli.txt");
+  EXPECT_GE(lines.size(), 100u);
+  for (std::string args : lines) {
+    const std::string what = args;
+    replace_all(args, "{out}", test::shell_quoted(out));
+    replace_all(args, "{dir}", test::shell_quoted(dir));
+    replace_all(args, "{result}", test::shell_quoted(result));
+    replace_all(args, "{a100}", test::shell_quoted(kReports / "kbench_a100.json"));
+    replace_all(args, "{notjson}", test::shell_quoted(notjson));
+    expect_refused(args, out, what);
+  }
+  EXPECT_EQ(test::read_file(result), before) << "a result file was changed";
+  fs::remove_all(work);
+}
+
+TEST(BadInputCorpus, SweepConfigs) {
+  const fs::path work = test::fresh_temp_dir();
+  const fs::path out = work / "out", config = work / "config.json";
+  fs::create_directories(out);
+  const auto lines = corpus_lines("configs.txt");
+  EXPECT_GE(lines.size(), 80u);
+  for (const std::string& text : lines) {
+    write_text(config, text);
+    expect_refused("run --config " + test::shell_quoted(config) + " --out " + test::shell_quoted(out), out, "run: " + text);
+    expect_refused("check --config " + test::shell_quoted(config), out, "check: " + text);
+  }
+  fs::remove_all(work);
+}
+
+// Result files cut short, edited or of another schema, read by report.
+TEST(BadInputCorpus, ResultFiles) {
+  const fs::path work = test::fresh_temp_dir();
+  const fs::path out = work / "out", file = work / "bad.json";
+  fs::create_directories(out);
+  const std::string good = test::read_file(kReports / "kbench_h200.json");
+  std::vector<std::pair<std::string, std::string>> bad = {
+      {"empty", ""},
+      {"cut in half", good.substr(0, good.size() / 2)},
+      {"cut before its last brace", good.substr(0, good.rfind('}'))},
+      {"a JSON array", "[]"},
+      {"a JSON string", "\"result\""},
+      {"no records", "{\"schema\": \"kbench/result/v1\"}"},
+  };
+  const auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const auto at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+  };
+  bad.push_back({"another schema", edited("\"schema\": \"kbench/result/v1\"", "\"schema\": \"kbench/result/v9\"")});
+  bad.push_back({"records an object", edited("\"records\": [", "\"records\": {\"x\": [") + "}"});
+  for (const auto& [what, text] : bad) {
+    write_text(file, text);
+    expect_refused("report " + test::shell_quoted(file), out, what);
+  }
+  fs::remove_all(work);
+}
+
+}  // namespace
+}  // namespace kbench
