@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -110,21 +111,25 @@ std::vector<std::string> parse_timers(const std::string& text) {
 }
 
 SweepSettings load_sweep_config(const std::filesystem::path& file) {
-  std::ifstream in(file);
   if (std::filesystem::is_directory(file)) throw UsageError("config '" + file.string() + "' is a directory");
+  std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read config '" + file.string() + "'");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_sweep_config(text, file.string());
+}
+
+SweepSettings parse_sweep_config(const std::string& text, const std::string& name) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError("config '" + file.string() + "' is not valid JSON (byte " +
-                     std::to_string(e.byte) + ")");
+    throw UsageError("config '" + name + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
   }
-  const std::string where = "config '" + file.string() + "'";
+  const std::string where = "config '" + name + "'";
   if (!j.is_object()) throw UsageError(where + ": expected a JSON object");
   require_known_keys(j, {"experiment", "description", "cases", "cache", "timer", "visits", "samples", "seed"}, where);
   SweepSettings s;
-  s.config_path = file.string();
+  s.config_path = name;
   s.experiment = experiment_name(j, where, s.experiment);
   s.description = field<std::string>(j, "description", where, "");
   s.visits = static_cast<int>(whole_field(j, "visits", where, s.visits, 1, kMaxVisitsOrSamples));

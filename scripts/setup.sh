@@ -36,6 +36,21 @@ if ! cmake_ok; then
 fi
 cmake_ok || { echo "setup: CMake >= 3.28 is still not first on PATH (see $HOME/.local/bin)" >&2; exit 1; }
 
+# clang with libFuzzer for scripts/fuzz.sh (the fuzzer runtime is a separate package).
+fuzzer_ok() {
+  command -v clang++ >/dev/null &&
+    echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+      clang++ -x c++ -fsanitize=fuzzer - -o /tmp/kbench_fuzzer_probe 2>/dev/null
+}
+if ! fuzzer_ok; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang >/dev/null
+  major=$(clang++ --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+  fuzzer_ok || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "libclang-rt-$major-dev" >/dev/null
+  fuzzer_ok || { echo "setup: clang++ -fsanitize=fuzzer does not link (scripts/fuzz.sh needs it)" >&2; exit 1; }
+fi
+
 command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
   { echo "setup: nvcc not found: install the CUDA Toolkit first" >&2; exit 1; }
 echo "setup: ok ($(cmake --version | head -1))"
