@@ -21,12 +21,7 @@ std::vector<std::string> parse_modes(const std::string& text, const char* a, con
 
 template <class T>
 T field(const nlohmann::json& j, const char* key, const std::string& where, T fallback) {
-  if (!j.contains(key)) return fallback;
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(where + ": field '" + key + "' has the wrong type");
-  }
+  return config_field(j, key, where, std::move(fallback));
 }
 
 std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, const std::string& where,
@@ -54,7 +49,7 @@ std::vector<std::string> parse_timers(const std::string& text) {
   return parse_modes(text, "events", "graph", "timer");
 }
 
-SweepSettings load_sweep_config(const std::filesystem::path& file) {
+nlohmann::json read_config_json(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read config '" + file.string() + "'");
   nlohmann::json j;
@@ -64,8 +59,13 @@ SweepSettings load_sweep_config(const std::filesystem::path& file) {
     throw UsageError("config '" + file.string() + "' is not valid JSON (byte " +
                      std::to_string(e.byte) + ")");
   }
+  if (!j.is_object()) throw UsageError("config '" + file.string() + "': expected a JSON object");
+  return j;
+}
+
+SweepSettings load_sweep_config(const std::filesystem::path& file) {
+  const nlohmann::json j = read_config_json(file);
   const std::string where = "config '" + file.string() + "'";
-  if (!j.is_object()) throw UsageError(where + ": expected a JSON object");
   SweepSettings s;
   s.config_path = file.string();
   s.experiment = field<std::string>(j, "experiment", where, s.experiment);
