@@ -27,12 +27,7 @@ std::vector<std::string> parse_modes(const std::string& text, const char* a, con
 
 template <class T>
 T field(const nlohmann::json& j, const char* key, const std::string& where, T fallback) {
-  if (!j.contains(key)) return fallback;
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(where + ": field '" + key + "' has the wrong type");
-  }
+  return config_field(j, key, where, std::move(fallback));
 }
 
 // A key the config format does not have is an error, not a silent fallback to a default
@@ -110,23 +105,39 @@ std::vector<std::string> parse_timers(const std::string& text) {
   return parse_modes(text, "events", "graph", "timer");
 }
 
-SweepSettings load_sweep_config(const std::filesystem::path& file) {
+namespace {
+
+std::string read_config_text(const std::filesystem::path& file) {
   if (std::filesystem::is_directory(file)) throw UsageError("config '" + file.string() + "' is a directory");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read config '" + file.string() + "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_sweep_config(text, file.string());
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-SweepSettings parse_sweep_config(const std::string& text, const std::string& name) {
+nlohmann::json parse_config_json(const std::string& text, const std::string& name) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError("config '" + name + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
   }
+  if (!j.is_object()) throw UsageError("config '" + name + "': expected a JSON object");
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json read_config_json(const std::filesystem::path& file) {
+  return parse_config_json(read_config_text(file), file.string());
+}
+
+SweepSettings load_sweep_config(const std::filesystem::path& file) {
+  return parse_sweep_config(read_config_text(file), file.string());
+}
+
+SweepSettings parse_sweep_config(const std::string& text, const std::string& name) {
+  const nlohmann::json j = parse_config_json(text, name);
   const std::string where = "config '" + name + "'";
-  if (!j.is_object()) throw UsageError(where + ": expected a JSON object");
   require_known_keys(j, {"experiment", "description", "cases", "cache", "timer", "visits", "samples", "seed"}, where);
   SweepSettings s;
   s.config_path = name;

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/dtype.hpp"
+#include "core/errors.hpp"
 #include "core/shape.hpp"
 
 namespace kbench {
@@ -39,6 +42,21 @@ struct SweepSettings {
   int device = 0;
   bool roofline = true;  // add copy at 2^28 float32 elements when the config has no copy case
 };
+
+// A config file's JSON object; UsageError (one line) when it is unreadable, not JSON or not an
+// object. Every experiment's config goes through it (sweep, grid).
+nlohmann::json read_config_json(const std::filesystem::path& file);
+
+// j[key] as T, or `fallback` when absent; UsageError naming `where` and the key when mistyped.
+template <class T>
+T config_field(const nlohmann::json& j, const char* key, const std::string& where, T fallback) {
+  if (!j.contains(key)) return fallback;
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(where + ": field '" + key + "' has the wrong type");
+  }
+}
 
 // Throws UsageError with one line naming the problem (unreadable file, bad JSON, bad field).
 SweepSettings load_sweep_config(const std::filesystem::path& file);

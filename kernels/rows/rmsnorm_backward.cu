@@ -50,6 +50,7 @@ constexpr RowRules kRules{.max_threads_4 = 256,
                           .warp_eight_vectors = false,
                           .block_eight_vectors_f32 = true,
                           .eight_vectors_above = 256,
+                          .looped_chunk_sets_threads = false,  // its looped plan runs fixed tiles
                           .split_piece_bytes = 2 * sizeof(float)};
 
 // Two blocks of the resident kernel per SM at least (128 registers at 256 threads) where every

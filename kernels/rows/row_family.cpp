@@ -10,10 +10,23 @@ namespace kbench::rows {
 
 namespace {
 
+struct RowOpEntry {
+  RowRules rules;
+  PlanLauncher launch = nullptr;
+  PlanWorkspace workspace = nullptr;
+};
+
 // Filled while the registry is built (single-threaded, under registry()'s static init).
-std::map<std::string, RowRules, std::less<>>& rules_table() {
-  static std::map<std::string, RowRules, std::less<>> table;
+std::map<std::string, RowOpEntry, std::less<>>& rules_table() {
+  static std::map<std::string, RowOpEntry, std::less<>> table;
   return table;
+}
+
+const RowOpEntry& entry(std::string_view op) {
+  registry();
+  const auto it = rules_table().find(op);
+  if (it == rules_table().end()) throw std::invalid_argument("'" + std::string(op) + "' is not a row op");
+  return it->second;
 }
 
 }  // namespace
@@ -26,7 +39,7 @@ RowPlan plan_for(const Case& c, const RowRules& rules, std::optional<Forced> for
 
 void register_row_op(Registry& r, const RowOpDefinition& def) {
   r.add_op(def.op);
-  rules_table()[def.op.name] = def.rules;
+  rules_table()[def.op.name] = RowOpEntry{def.rules, def.launch, def.workspace};
   for (const PlanVariant& plan : def.plans) {
     const RowRules rules = def.rules;
     const std::optional<Forced> forced = plan.forced;
@@ -61,11 +74,21 @@ Variant row_baseline(const std::string& op, std::string name, std::string summar
   return v;
 }
 
-const RowRules& row_rules(std::string_view op) {
-  registry();
-  const auto it = rules_table().find(op);
-  if (it == rules_table().end()) throw std::invalid_argument("'" + std::string(op) + "' is not a row op");
-  return it->second;
+const RowRules& row_rules(std::string_view op) { return entry(op).rules; }
+
+Launchable plan_launchable(std::string_view op, const RowPlan& plan) {
+  const RowOpEntry& e = entry(op);
+  Launchable l;
+  l.name = grid_plan_name(plan, e.rules);
+  const RowRules rules = e.rules;
+  const PlanLauncher launch = e.launch;
+  const PlanWorkspace workspace = e.workspace;
+  l.launch = [plan, launch](const LaunchArgs& a) { launch(plan, a); };
+  l.workspace_bytes = [plan, rules, workspace](const Case& c) {
+    if (!row_case_problem(c).empty() || rows_of(c) == 0 || cols_of(c) == 0) return std::size_t{0};
+    return workspace ? workspace(plan, c, rules) : split_workspace_bytes(plan, rows_of(c), rules);
+  };
+  return l;
 }
 
 }  // namespace kbench::rows

@@ -47,6 +47,11 @@ Variant row_baseline(const std::string& op, std::string name, std::string summar
 // The plan a variant runs for a case on the current device (forced empty: automatic).
 RowPlan plan_for(const Case& c, const RowRules& rules, std::optional<Forced> forced);
 
+// A concrete plan of a registered row op as something the runner can check and time: named
+// plan_name(plan), launched through the op's own plan launcher (its contracts checked there),
+// with the workspace that plan needs. The grid (experiments/grid.hpp) times these.
+Launchable plan_launchable(std::string_view op, const RowPlan& plan);
+
 // The rules of a registered row op (the registry is built first); throws std::invalid_argument
 // for a name that is not one.
 const RowRules& row_rules(std::string_view op);

@@ -17,6 +17,22 @@ int pow2_at_least(std::int64_t v) {
 
 int vec_elems(DType t) { return static_cast<int>(16 / dtype_size(t)); }
 
+// A resident plan of `vecs` vectors a thread and `lanes` threads a row. Warp plan: several
+// rows per 128-thread block. Block plan: exactly one row per block, since its reduction
+// (block_reduce) spans the whole block; max(lanes, 128) once gave the forced block plan 2 rows
+// of 64 lanes in a 128-thread block, and each row got the sum of both.
+RowPlan resident_shape(std::int64_t rows, DType dtype, int vecs, int lanes) {
+  RowPlan p;
+  p.kind = RowKind::resident;
+  p.vecs = vecs;
+  p.lanes = lanes;
+  p.threads = p.lanes <= 32 ? 128 : p.lanes;
+  p.elems_per_thread = p.vecs * vec_elems(dtype);
+  const std::int64_t rows_per_block = p.threads / p.lanes;
+  p.blocks = ceil_div(rows, rows_per_block);
+  return p;
+}
+
 // Resident plan: 64 bytes per thread (4 vectors) is enough in flight when an SM holds 2048
 // threads; narrow rows use part of a warp (1 vector per lane up to 32 vectors, then 4, then 8
 // vectors per lane for a whole warp where the op's rules allow), wider rows a block of
@@ -25,7 +41,6 @@ RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_
   const int v = vec_elems(dtype);
   const std::int64_t nvec = std::max<std::int64_t>(1, ceil_div(width, v));
   RowPlan p;
-  p.kind = RowKind::resident;
   if (!force_block && nvec <= 32) {
     p.vecs = 1;
     // At least one lane per element of a vector: a row's scalar head and tail (each under 16
@@ -45,29 +60,26 @@ RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_
     p.vecs = eight ? 8 : 4;
     p.lanes = std::max(64, pow2_at_least(ceil_div(nvec, p.vecs)));
   }
-  // Warp plan: several rows per 128-thread block. Block plan: exactly one row per block, since
-  // its reduction (block_reduce) spans the whole block; max(lanes, 128) once gave the forced
-  // block plan 2 rows of 64 lanes in a 128-thread block, and each row got the sum of both.
-  p.threads = p.lanes <= 32 ? 128 : p.lanes;
-  p.elems_per_thread = p.vecs * v;
-  const std::int64_t rows_per_block = p.threads / p.lanes;
-  p.blocks = ceil_div(rows, rows_per_block);
-  return p;
+  return resident_shape(rows, dtype, p.vecs, p.lanes);
 }
 
 // Looped plan: a block per row, grid-stride over rows. For a two-pass op the rows in flight
 // are capped so that they fit in half of L2 and the second read hits it; fewer resident blocks
 // then get larger chunks (more threads each) to keep bytes in flight.
-RowPlan looped(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
-               const RowRules& rules) {
-  const int v = vec_elems(dtype);
+std::int64_t looped_per_sm(std::int64_t width, DType dtype, const DeviceLimits& dev, const RowRules& rules) {
   const std::int64_t row_bytes = width * static_cast<std::int64_t>(dtype_size(dtype));
-  std::int64_t per_sm = 16;  // blocks per SM we would like
-  if (rules.two_pass) per_sm = std::clamp<std::int64_t>(dev.l2_bytes / 2 / (dev.sms * row_bytes), 1, 16);
+  if (!rules.two_pass) return 16;  // blocks per SM we would like
+  return std::clamp<std::int64_t>(dev.l2_bytes / 2 / (dev.sms * row_bytes), 1, 16);
+}
+
+RowPlan looped_with_chunk(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
+                          const RowRules& rules, int chunk) {
+  const int v = vec_elems(dtype);
+  const std::int64_t per_sm = looped_per_sm(width, dtype, dev, rules);
   RowPlan p;
   p.kind = RowKind::looped;
   p.vecs = 4;
-  p.chunk = per_sm <= 4 ? 8192 : per_sm <= 8 ? 4096 : 2048;
+  p.chunk = chunk;
   p.threads = p.chunk / (p.vecs * v);
   p.lanes = p.threads;
   p.elems_per_thread = p.vecs * v;
@@ -80,6 +92,14 @@ RowPlan looped(std::int64_t rows, std::int64_t width, DType dtype, const DeviceL
   // and 8192x8192 float32 (18.98 vs 18.78 us, 64.13 vs 63.55 us).
   if (!rules.two_pass) p.blocks = std::max<std::int64_t>(1, std::min(rows, dev.max_grid_x));
   return p;
+}
+
+RowPlan looped(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
+               const RowRules& rules) {
+  std::int64_t in_flight = looped_per_sm(width, dtype, dev, rules);
+  if (rules.chunk_counts_rows) in_flight = std::min<std::int64_t>(in_flight, std::max<std::int64_t>(1, ceil_div(rows, dev.sms)));
+  const int chunk = in_flight <= rules.chunk_8192_per_sm ? 8192 : in_flight <= rules.chunk_4096_per_sm ? 4096 : 2048;
+  return looped_with_chunk(rows, width, dtype, dev, rules, chunk);
 }
 
 // Split plan: about four blocks per SM in all, 256 threads each; the row is cut into pieces
@@ -127,6 +147,55 @@ std::string describe(const RowPlan& p) {
   if (p.kind == RowKind::split)
     s += " segments=" + std::to_string(p.segments) + " segment=" + std::to_string(p.segment);
   return s + " blocks=" + std::to_string(p.blocks);
+}
+
+std::string plan_name(const RowPlan& p) {
+  const std::string t = ".t" + std::to_string(p.threads);
+  switch (p.kind) {
+    case RowKind::resident: return "resident.v" + std::to_string(p.vecs) + ".l" + std::to_string(p.lanes) + t;
+    case RowKind::looped: return "looped.c" + std::to_string(p.chunk) + t;
+    case RowKind::split: return "split.s" + std::to_string(p.segments) + t;
+  }
+  return "?";
+}
+
+std::string grid_plan_name(const RowPlan& p, const RowRules& rules) {
+  if (p.kind == RowKind::looped && !rules.looped_chunk_sets_threads) return "looped.tiles";
+  return plan_name(p);
+}
+
+std::vector<RowPlan> grid_plans(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
+                                const RowRules& rules) {
+  const int v = vec_elems(dtype);
+  const std::int64_t nvec = std::max<std::int64_t>(1, ceil_div(width, v));
+  std::vector<RowPlan> out;
+  const auto add = [&](const RowPlan& p) {
+    for (const RowPlan& q : out)
+      if (grid_plan_name(q, rules) == grid_plan_name(p, rules)) return;
+    out.push_back(p);
+  };
+  // Resident: the narrowest lanes (at least one per element of a vector) for each vector count.
+  if (nvec <= rules.resident_capacity_vecs(dtype_size(dtype)))
+    for (const int k : {1, 4, 8}) {
+      const int narrowest = std::max(pow2_at_least(ceil_div(nvec, k)), v);
+      const bool eight_block = rules.block_eight_vectors_f32 && dtype_size(dtype) == 4;
+      std::vector<RowPlan> shapes;
+      if (narrowest <= 32 && (k != 8 || rules.warp_eight_vectors)) shapes.push_back(resident_shape(rows, dtype, k, narrowest));
+      // A block where a warp would do, too: the searched warp_max_vecs (32 and up) sends rows of
+      // more than 32 vectors to a block. Never a block of one vector a thread (row_plan has none).
+      if (k != 1 && (k != 8 || eight_block) && (narrowest > 32 || nvec > 32))
+        shapes.push_back(resident_shape(rows, dtype, k, std::max(64, narrowest)));
+      for (const RowPlan& p : shapes)
+        if (resident_plan_problem(p, rules).empty()) add(p);
+    }
+  if (nvec > 256) {
+    if (rules.looped_chunk_sets_threads)
+      for (const int chunk : kLoopedChunks) add(looped_with_chunk(rows, width, dtype, dev, rules, chunk));
+    else
+      add(looped(rows, width, dtype, dev, rules));  // grid_plan_name: one plan, whatever its chunk
+  }
+  if (rows < dev.sms && width > 8192) add(split(rows, width, dtype, dev));
+  return out;
 }
 
 std::string resident_plan_problem(const RowPlan& p, const RowRules& rules) {

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "device/device_limits.hpp"
@@ -64,6 +65,16 @@ struct RowRules {
   bool two_pass = true;
   // Rows below sms / split_below_divisor (of widths past 8192) are split across blocks.
   int split_below_divisor = 2;
+  // The looped chunk follows the blocks an SM can keep in flight (per_sm: 16, or for a two-pass
+  // op the rows that fit half of L2, fewer for wider rows; with chunk_counts_rows also at most
+  // the rows per SM): 8192 up to chunk_8192_per_sm, 4096 up to chunk_4096_per_sm, else 2048.
+  // Fewer blocks need larger chunks (more threads each) to keep bytes in flight.
+  int chunk_8192_per_sm = 4;
+  int chunk_4096_per_sm = 8;
+  bool chunk_counts_rows = false;
+  // The looped kernels run a block of chunk / (4 vectors) threads, so the chunk is theirs to
+  // vary; false where the looped plan's kernels keep a fixed shape (rmsnorm_backward's tiles).
+  bool looped_chunk_sets_threads = true;
   // The split plan's workspace: bytes per row piece (its statistics) and per row (counters).
   std::size_t split_piece_bytes = sizeof(float);
   std::size_t split_row_bytes = 0;
@@ -120,6 +131,29 @@ RowPlan forced_plan(Forced f, std::int64_t rows, std::int64_t width, DType dtype
 // more threads than the kernel's launch bound. The launchers refuse a plan that breaks it; the
 // CPU tests check every plan against it.
 std::string resident_plan_problem(const RowPlan& p, const RowRules& rules);
+
+// A plan's name, unique among the plans of a shape, spelling every parameter that changes what
+// runs (the grid's variant names): "resident.v4.l64.t64", "looped.c4096.t256", "split.s9.t256".
+std::string plan_name(const RowPlan& p);
+
+// plan_name, except that a looped plan of an op whose looped kernels keep a fixed shape
+// (looped_chunk_sets_threads false) is "looped.tiles" whatever its chunk: the same kernels run.
+std::string grid_plan_name(const RowPlan& p, const RowRules& rules);
+
+// The looped chunks a grid times (row_plan chooses among them).
+inline constexpr int kLoopedChunks[] = {2048, 4096, 8192};
+// The plans the grid times at one shape: every plan row_plan could choose there under any of
+// the thresholds `kbench fit` searches (RowRules' auto_resident_vecs down to 256 vectors,
+// split_below_divisor down to 1, the chunk rule, warp_max_vecs, eight_vectors_above), within
+// what the op's kernels run (its launch bounds, resident_plan_problem, its vector counts):
+//   resident  the narrowest lanes for 1, 4 (warp or block) and 8 vectors a thread (warp where
+//             warp_eight_vectors, block for float32 where block_eight_vectors_f32);
+//   looped    each of kLoopedChunks past 256 vectors (one, row_plan's, where the kernels' shape
+//             is fixed);
+//   split     below one row per SM, widths past 8192.
+// row_plan's choice under the op's rules is always among them (a CPU test holds that).
+std::vector<RowPlan> grid_plans(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
+                                const RowRules& rules);
 
 // Bytes of workspace the plan needs for `rows` rows (only the split plan has any).
 std::size_t split_workspace_bytes(const RowPlan& plan, std::int64_t rows, const RowRules& rules);

@@ -1,4 +1,4 @@
-// grid, fit and spec are named experiments whose issues have not landed yet. They exist
+// spec is a named experiment whose issue has not landed yet. They exist
 // so that `kbench --help` shows the whole tool, and say plainly that they are not built.
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
@@ -10,8 +10,6 @@ void add_experiment_stubs(CLI::App& app) {
     const char* name;
     const char* what;
   } stubs[] = {
-      {"grid", "Row-plan grids: time every row plan over a grid of row counts x widths"},
-      {"fit", "Fit chunk-size and split rules on one grid run, judge them on another"},
       {"spec", "Compile-time specialisation against runtime sizes"},
   };
   for (const auto& s : stubs) {

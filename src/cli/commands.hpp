@@ -19,6 +19,8 @@ void add_check_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
-void add_experiment_stubs(CLI::App& app);  // grid, fit, spec until their issues land
+void add_grid_command(CLI::App& app);
+void add_fit_command(CLI::App& app);
+void add_experiment_stubs(CLI::App& app);  // spec until its issue lands
 
 }  // namespace kbench

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <sstream>
+#include <set>
 #include <stdexcept>
 
 #include "core/errors.hpp"
@@ -126,6 +127,55 @@ void add_rotation_sets(PreparedCase& pc, std::size_t min_total_bytes, cudaStream
   KB_CUDA(cudaStreamSynchronize(stream));
 }
 
+std::vector<std::int64_t> sample_rows(std::int64_t rows, std::int64_t count, std::uint64_t seed) {
+  std::vector<std::int64_t> out;
+  if (count >= rows) {
+    for (std::int64_t r = 0; r < rows; ++r) out.push_back(r);
+    return out;
+  }
+  std::set<std::int64_t> picked{0, rows - 1};
+  Rng rng(seed);
+  while (static_cast<std::int64_t>(picked.size()) < count)
+    picked.insert(static_cast<std::int64_t>(rng.next_u64() % static_cast<std::uint64_t>(rows)));
+  return {picked.begin(), picked.end()};
+}
+
+namespace {
+
+// What check_variant compares of one output: its bits (every row of the span, or the sampled
+// rows packed densely) and the oracle's values for them.
+struct OutputTaken {
+  std::vector<std::byte> bits;
+  bool guard_ok = true;
+  bool sampled = false;
+};
+
+bool sampled_output(const PreparedCase& pc, const TensorDesc& d) {
+  return !pc.check_rows.empty() && !pc.input_desc.empty() && d.rows == pc.input_desc.front().rows &&
+         static_cast<std::int64_t>(pc.check_rows.size()) < d.rows;
+}
+
+OutputTaken take_output(const PreparedCase& pc, const TensorDesc& d, const DeviceBuffer& buf) {
+  OutputTaken t;
+  if (!sampled_output(pc, d)) {
+    t.bits = output_bits(d, buf);
+    t.guard_ok = guard_intact(d, t.bits);
+    return t;
+  }
+  t.sampled = true;
+  const std::size_t es = dtype_size(d.dtype), row_bytes = static_cast<std::size_t>(d.cols) * es;
+  t.bits.resize(pc.check_rows.size() * row_bytes);
+  for (std::size_t k = 0; k < pc.check_rows.size(); ++k)
+    KB_CUDA(cudaMemcpy(&t.bits[k * row_bytes], buf.bytes_ptr() + pc.check_rows[k] * d.row_stride * es, row_bytes,
+                       cudaMemcpyDeviceToHost));
+  std::vector<std::byte> guard(kGuardBytes);
+  KB_CUDA(cudaMemcpy(guard.data(), buf.bytes_ptr() + span_bytes(d), kGuardBytes, cudaMemcpyDeviceToHost));
+  t.guard_ok = std::all_of(guard.begin(), guard.end(), [](std::byte b) { return b == std::byte{kGuardByte}; });
+  return t;
+}
+
+}  // namespace
+
 CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream) {
   CheckInfo info;
   if (pc.expected.size() != pc.output_desc.size())
@@ -141,35 +191,43 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     v.launch(LaunchArgs{pc.c, pc.primary.input_views, pc.primary.output_views, workspace.get(), stream});
     KB_CUDA(cudaStreamSynchronize(stream));
   };
-  const auto all_output_bits = [&] {
-    std::vector<std::vector<std::byte>> bits;
+  const auto all_outputs = [&] {
+    std::vector<OutputTaken> taken;
     for (std::size_t i = 0; i < pc.output_desc.size(); ++i)
-      bits.push_back(output_bits(pc.output_desc[i], pc.primary.outputs[i]));
-    return bits;
+      taken.push_back(take_output(pc, pc.output_desc[i], pc.primary.outputs[i]));
+    return taken;
   };
   poison_and_launch();
-  const auto first = all_output_bits();
+  const std::vector<OutputTaken> first = all_outputs();
 
   info.passed = true;
   double worst_ratio = -1;
   for (std::size_t i = 0; i < pc.output_desc.size() && info.passed; ++i) {
     const auto& d = pc.output_desc[i];
-    if (!guard_intact(d, first[i])) {
+    const OutputTaken& out = first[i];
+    if (!out.guard_ok) {
       info.passed = false;
       info.detail = "output '" + d.name + "': a write past its end";
       break;
     }
-    const std::vector<double>& ref = pc.expected[i].values;
-    if (static_cast<std::int64_t>(ref.size()) != d.elements())
+    const std::vector<double>& full_ref = pc.expected[i].values;
+    if (static_cast<std::int64_t>(full_ref.size()) != d.elements())
       throw std::logic_error("check_variant: the oracle's output '" + d.name + "' has the wrong size");
+    // The sampled rows' oracle values, packed as their bits are.
+    std::vector<double> sampled_ref;
+    if (out.sampled)
+      for (const std::int64_t r : pc.check_rows)
+        sampled_ref.insert(sampled_ref.end(), full_ref.begin() + r * d.cols, full_ref.begin() + (r + 1) * d.cols);
+    const std::vector<double>& ref = out.sampled ? sampled_ref : full_ref;
+    const auto row_of = [&](std::int64_t k) { return out.sampled ? pc.check_rows[k / d.cols] : k / d.cols; };
     const Tolerance tol = pc.problem->tolerance(pc.c, i);
     // A contiguous output (every op's today) is compared in place; a strided one made dense.
     std::vector<double> dense;
-    if (d.row_stride != d.cols) dense = dense_values(d, first[i]);
+    if (!out.sampled && d.row_stride != d.cols) dense = dense_values(d, out.bits);
     const auto got = [&](std::int64_t k) {
-      return dense.empty() ? decode_one(d.dtype, first[i].data(), k) : dense[static_cast<std::size_t>(k)];
+      return dense.empty() ? decode_one(d.dtype, out.bits.data(), k) : dense[static_cast<std::size_t>(k)];
     };
-    const Scan scan = dense.empty() ? compare_output(d.dtype, first[i].data(), ref, tol)
+    const Scan scan = dense.empty() ? compare_output(d.dtype, out.bits.data(), ref, tol)
                                     : compare_output(dense, ref, tol);
     if (scan.worst_at >= 0 && scan.worst_ratio > worst_ratio) {
       worst_ratio = scan.worst_ratio;
@@ -183,7 +241,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
       const Element e = compare_element(g, ref[k], tol);
       std::ostringstream msg;
       msg.precision(9);
-      msg << "output '" << d.name << "' row " << k / d.cols << " col " << k % d.cols << ": got "
+      msg << "output '" << d.name << "' row " << row_of(scan.bad) << " col " << k % d.cols << ": got "
           << g << ", expected " << ref[k] << " (allowed error " << e.allowed << ")";
       info.passed = false;
       info.max_err = std::isnan(e.err) || std::isnan(g) ? INFINITY : e.err;
@@ -196,10 +254,13 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
   // or reads what the last launch left would otherwise pass here and time wrong answers.
   if (info.passed) {
     poison_and_launch();
-    if (all_output_bits() != first) {
-      info.passed = false;
-      info.detail = "a second launch on the same workspace gave different output bits";
-    }
+    const std::vector<OutputTaken> second = all_outputs();
+    for (std::size_t i = 0; i < second.size(); ++i)
+      if (second[i].bits != first[i].bits || !second[i].guard_ok) {
+        info.passed = false;
+        info.detail = "a second launch on the same workspace gave different output bits";
+        break;
+      }
   }
   return info;
 }

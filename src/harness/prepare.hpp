@@ -33,6 +33,10 @@ struct PreparedCase {
   std::vector<TensorDesc> input_desc, output_desc;
   DeviceSet primary;                    // checked against the oracle
   std::vector<HostTensor> expected;     // oracle outputs; released after checking
+  // The rows of each per-row output (one with as many rows as the case's first input) that
+  // check_variant compares, ascending; empty: every row. Outputs of other shapes (a weight
+  // gradient summed over rows) are compared whole either way.
+  std::vector<std::int64_t> check_rows;
   // Extra sets (copies of the primary inputs at other addresses) for cold graph timing.
   std::vector<DeviceSet> rotation;
   std::size_t set_bytes() const;        // bytes of one set's inputs and outputs
@@ -40,11 +44,17 @@ struct PreparedCase {
 
 PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak = {});
 
-// Launches `v` on the primary set and compares every element with the oracle, then launches it
-// again (same workspace, outputs poisoned again) and requires bit-identical outputs.
+// Launches `v` on the primary set and compares every element with the oracle (of check_rows
+// only, where it names rows), then launches it again (same workspace, outputs poisoned again)
+// and requires bit-identical outputs (of the same rows).
 // Never throws for a wrong answer (passed = false with a detail line); throws CudaError if the
 // launch itself fails.
 CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream);
+
+// `count` distinct rows of `rows`, ascending, drawn from `seed`: always the first and the last
+// row (a grid-stride or tail bug shows there first), the rest uniformly. Every row when
+// count >= rows.
+std::vector<std::int64_t> sample_rows(std::int64_t rows, std::int64_t count, std::uint64_t seed);
 
 // Adds copies of the primary inputs until the sets total at least `min_total_bytes`.
 void add_rotation_sets(PreparedCase& pc, std::size_t min_total_bytes, cudaStream_t stream);

@@ -32,6 +32,9 @@ struct MeasuredCase {
   Case c;
   std::vector<const Launchable*> variants;
   std::vector<std::string> skipped;  // "variant: why" for selected variants that cannot run it
+  // The rows whose outputs the check compares (PreparedCase::check_rows); empty: every row.
+  // The oracle still computes every row, once per case, whatever its variants.
+  std::vector<std::int64_t> check_rows = {};
 };
 
 // How the cases are timed.

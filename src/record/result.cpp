@@ -129,6 +129,7 @@ Record record_at(const json& j, const std::string& index) {
   f.optional_number("tflops", r.tflops);
   f.optional_number("copy_fraction", r.copy_fraction);
   f.optional("params", r.params);
+  if (j.contains("plan")) r.plan = f.object("plan");
   return r;
 }
 
@@ -199,6 +200,7 @@ json to_json(const Record& r) {
             {"copy_fraction", r.copy_fraction},
             {"check", check}};
   if (!r.params.empty()) j["params"] = r.params;
+  if (r.plan.is_object()) j["plan"] = r.plan;
   return j;
 }
 

@@ -39,6 +39,9 @@ struct Record {
   double tflops = 0;                // flops / median
   double copy_fraction = 0;         // gbps / the same run's copy gbps (same cache and timer); 0 if none
   std::map<std::string, double> params;  // the case's op parameters (eps, flags); empty if the op has none
+  // The grid's records: the row plan's parameters (kind, threads, lanes, vecs, chunk, segments,
+  // segment, blocks; the variant name spells the same). Null elsewhere, and then not written.
+  nlohmann::json plan = nullptr;
   CheckInfo check;
 };
 

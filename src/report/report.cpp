@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "core/shape.hpp"
+#include "report/grid_report.hpp"
 #include "report/probe_report.hpp"
 
 namespace kbench {
@@ -242,6 +243,28 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
          table_row(std::vector<std::string>(6, "---")) + rows + "\n";
 }
 
+namespace {
+
+bool analysed_experiment(const std::string& experiment) {
+  return experiment == "probe" || experiment == "grid" || experiment == "fit";
+}
+
+// The analysis block of a probe (extra.probe.analysis), grid (extra.grid.analysis) or fit
+// (extra.fit) as markdown; a file without one gets a line saying so.
+std::string analysis_markdown(const ReportInput& in) {
+  const Result& r = in.result;
+  const auto block = r.extra.find(r.experiment);
+  const bool whole = r.experiment == "fit";  // extra.fit is the analysis itself
+  if (block == r.extra.end() || (!whole && !block->contains("analysis")))
+    return "From " + in.path + ": no analysis in the file.\n\n";
+  const json& a = whole ? *block : block->at("analysis");
+  const std::string text = r.experiment == "probe" ? probe_markdown(a) : r.experiment == "grid" ? grid_markdown(a)
+                                                                                                : fit_markdown(a);
+  return "From " + in.path + ":\n\n" + text;
+}
+
+}  // namespace
+
 std::string build_report(const std::vector<ReportInput>& inputs, const ReportFilter& filter) {
   require_same_device(inputs);
 
@@ -275,20 +298,19 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   out += "\n";
   out += timer_floors(inputs);
 
-  // A probe's records are one fixed kernel after many pauses: its analysis says what they mean.
+  // A probe's records are one fixed kernel after many pauses, a grid's every plan at hundreds
+  // of cells, a fit's none: their analyses say what they mean, so they stand in for the tables.
   std::vector<Record> shown;
   for (const auto& in : inputs) {
-    if (in.result.experiment == "probe") {
-      const auto probe = in.result.extra.find("probe");
-      if (probe != in.result.extra.end() && probe->contains("analysis"))
-        out += "From " + in.path + ":\n\n" + probe_markdown(probe->at("analysis"));
+    if (analysed_experiment(in.result.experiment)) {
+      out += analysis_markdown(in);
       continue;
     }
     for (const auto& r : in.result.records)
       if (filter.keeps(r)) shown.push_back(r);
   }
   if (shown.empty() && !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [](const ReportInput& in) {
-        return in.result.experiment == "probe";
+        return analysed_experiment(in.result.experiment);
       }))
     return out;
   if (shown.empty()) return out + "No records match the filters.\n";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cpu/run_command.hpp"
+#include "experiments/grid_config.hpp"
 #include "experiments/sweep_config.hpp"
 
 namespace kbench {
@@ -145,6 +146,10 @@ TEST(SweepConfig, ShapesParse) {
 TEST(SweepConfig, TheShippedConfigsLoad) {
   for (const auto& e : std::filesystem::directory_iterator(std::string(KBENCH_SOURCE_DIR) + "/configs")) {
     if (e.path().extension() != ".json") continue;
+    if (e.path().filename().string().starts_with("grid")) {  // a grid's config (test_grid.cpp)
+      EXPECT_FALSE(load_grid_config(e.path()).widths.empty()) << e.path();
+      continue;
+    }
     const SweepSettings s = load_sweep_config(e.path());
     EXPECT_FALSE(s.cases.empty()) << e.path();
     EXPECT_GE(s.visits * s.samples, 9) << e.path() << ": defaults must give at least 9 samples";

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -305,6 +306,66 @@ TEST(RowSumTolerance, CatchesSerialDriftAtWidth2Pow20) {
   const double allowed = tol.atol + tol.rtol * std::fabs(exact);
   EXPECT_GT(std::fabs(serial - exact), allowed) << "serial float32 sum should drift past " << allowed;
   EXPECT_LE(std::fabs(level[0] - exact), allowed);
+}
+
+}  // namespace
+}  // namespace kbench::rows
+
+namespace kbench::rows {
+namespace {
+
+// The grid times every plan row_plan could choose: under each op's own rules and under the
+// thresholds `kbench fit` searches, the choice is always one of the grid's plans, and every
+// grid plan is one its kernels run.
+TEST(GridPlans, HoldEveryChoiceOfTheRuleAndOnlyRunnablePlans) {
+  int cells = 0;
+  for (const char* op : {"row_sum", "softmax", "softmax_backward", "rmsnorm", "rmsnorm_backward"})
+    for (DType dt : kAllDTypes)
+      for (std::int64_t rows : {1, 3, 33, 66, 131, 132, 264, 1056})
+        for (std::int64_t width : {64, 127, 1000, 1024, 2048, 4097, 8192, 8193, 16384, 28672, 32769, 131072, 1 << 20}) {
+          ++cells;
+          const std::vector<RowPlan> plans = grid_plans(rows, width, dt, kH200, row_rules(op));
+          std::set<std::string> names;
+          for (const RowPlan& p : plans) {
+            EXPECT_TRUE(names.insert(grid_plan_name(p, row_rules(op))).second) << plan_name(p);
+            if (p.kind == RowKind::resident) {
+              EXPECT_EQ(resident_plan_problem(p, row_rules(op)), "") << op;
+            }
+          }
+          RowRules r = row_rules(op);
+          for (int divisor : {1, 2, 4, 1000})
+            for (std::int64_t resident : {256, 1024, 4096})
+              for (std::int64_t warp_max : {32, 256})
+                for (bool by_rows : {false, true}) {
+                  r.split_below_divisor = divisor;
+                  r.auto_resident_vecs = resident;
+                  r.warp_max_vecs = warp_max;
+                  r.chunk_counts_rows = by_rows;
+                  r.chunk_8192_per_sm = by_rows ? 1 : 4;
+                  const std::string chosen = grid_plan_name(row_plan(rows, width, dt, kH200, r), r);
+                  EXPECT_TRUE(names.count(chosen)) << op << " " << rows << "x" << width << " " << dtype_name(dt)
+                                                   << ": " << chosen << " is not in the grid";
+                }
+        }
+  EXPECT_EQ(cells, 5 * 3 * 8 * 13);
+}
+
+TEST(GridPlans, NameEveryParameterThatChangesWhatRuns) {
+  const RowRules& softmax = row_rules("softmax");
+  const std::vector<RowPlan> wide = grid_plans(4, 131072, DType::f32, kH200, softmax);
+  std::vector<std::string> names;
+  for (const RowPlan& p : wide) names.push_back(plan_name(p));
+  EXPECT_EQ(names, (std::vector<std::string>{"looped.c2048.t128", "looped.c4096.t256", "looped.c8192.t512",
+                                             "split.s32.t256"}));
+  // rmsnorm_backward's looped kernels run fixed tiles: one looped plan, not three.
+  int looped = 0;
+  for (const RowPlan& p : grid_plans(1056, 65536, DType::bf16, kH200, row_rules("rmsnorm_backward")))
+    looped += p.kind == RowKind::looped;
+  EXPECT_EQ(looped, 1);
+  // Narrow rows: the warp plans of 1, 4 and 8 vectors a lane where they hold the row.
+  names.clear();
+  for (const RowPlan& p : grid_plans(1000, 1000, DType::f32, kH200, softmax)) names.push_back(plan_name(p));
+  EXPECT_EQ(names, (std::vector<std::string>{"resident.v4.l64.t64", "resident.v8.l32.t128", "resident.v8.l64.t64"}));
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+// `kbench fit A.json B.json`: a better row rule, judged on data it was not fitted on. A pure
+// function of two grid results of one op (two runs of the same grid, taken apart in time); no
+// GPU.
+//
+// The rule is row_plan itself (kernels/rows/row_plan.hpp) with the thresholds of the op's
+// RowRules searched over a small space (RuleParams): where rows split, how wide a resident row
+// may be, the looped chunk by blocks in flight (width) and rows per SM, where the warp plan
+// gives way to a block, where float32 blocks take 8 vectors a thread. The rule fitted on A
+// (lowest mean regret on A) is judged on B, and the rule fitted on B on A. The current rule's
+// own difference between A and B is the noise: a fitted rule is adopted only if both
+// directions beat the current rule on their held-out run by more than it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/rows/row_plan.hpp"
+#include "record/result.hpp"
+
+namespace kbench {
+
+// The thresholds of RowRules that the fit searches.
+struct RuleParams {
+  int split_below_divisor = 2;
+  std::int64_t auto_resident_vecs = 4096;
+  int chunk_8192_per_sm = 4;
+  int chunk_4096_per_sm = 8;
+  bool chunk_counts_rows = false;
+  std::int64_t warp_max_vecs = 256;
+  std::int64_t eight_vectors_above = 0;
+  bool operator==(const RuleParams&) const = default;
+};
+
+RuleParams params_of(const rows::RowRules& r);
+rows::RowRules with_params(rows::RowRules r, const RuleParams& p);
+nlohmann::json to_json(const RuleParams& p);
+
+// The candidates: the current thresholds first, then every combination of a few values each
+// (eight_vectors_above varied only where the op's float32 blocks take 8 vectors).
+std::vector<RuleParams> rule_space(const rows::RowRules& current);
+
+// The fit's verdict, as extra.fit of its result: both runs' current regrets, each direction's
+// fitted thresholds with their regret on the run they were fitted on and on the held-out one,
+// the noise, the decision and the goal. Throws UsageError (one line) when A and B cannot be
+// compared: not grids, different devices, ops or cells, or the same run twice.
+nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name);
+
+// The fit's result file (schema v1, experiment "fit", no records): extra.fit = fit_grids.
+Result fit_result(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
+                  const std::vector<std::string>& argv);
+
+}  // namespace kbench

@@ -1,0 +1,34 @@
+// kbench fit A.json B.json: the row rule's thresholds fitted on each grid run and judged on the
+// other (experiments/fit.hpp), written to <out>/fit/; the decision is printed.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "experiments/fit.hpp"
+#include "report/grid_report.hpp"
+
+namespace kbench {
+
+void add_fit_command(CLI::App& app) {
+  struct Options {
+    std::string a, b;
+    std::string out = "results";
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand(
+      "fit", "Fit the row rule's thresholds on one grid run and judge them on another (and the reverse); adopt "
+             "only what beats the current rule by more than the runs differ");
+  sub->add_option("a", o->a, "Grid result A (schema v1)")->required();
+  sub->add_option("b", o->b, "Grid result B: the same grid, run at another time")->required();
+  sub->add_option("--out", o->out, "Results root; the file goes to <out>/fit/");
+  sub->callback([o] {
+    const Result r = fit_result(read_result(o->a), read_result(o->b), o->a, o->b, process_argv());  // throws first
+    const auto path = write_result(r, std::filesystem::path(o->out) / r.experiment);
+    std::printf("%s", fit_markdown(r.extra.at("fit")).c_str());
+    spdlog::info("wrote {}", path.string());
+  });
+}
+
+}  // namespace kbench

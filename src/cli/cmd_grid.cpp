@@ -1,0 +1,76 @@
+// kbench grid: every row plan of one row op over a grid of row counts x widths
+// (experiments/grid.hpp), written to <out>/grid/; the summary of its analysis is printed.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+#include "device/device_info.hpp"
+#include "device/device_limits.hpp"
+#include "experiments/grid.hpp"
+#include "experiments/sweep_config.hpp"
+#include "report/grid_report.hpp"
+
+namespace kbench {
+
+void add_grid_command(CLI::App& app) {
+  struct Options {
+    std::string config = "configs/grid.json";
+    std::string op, dtype, cache, timer;
+    int visits = 0, samples = 0, device = 0;
+    long long seed = -1;
+    std::string out = "results";
+    bool list = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* sub = app.add_subcommand(
+      "grid", "Row-plan grids: check and time every row plan of one row op over a grid of row counts x widths, "
+              "with the current rule's choice and regret per cell");
+  sub->add_option("--config", o->config, "Grid config (default configs/grid.json)");
+  sub->add_option("--op", o->op, "The row op: row_sum, softmax, softmax_backward, rmsnorm, rmsnorm_backward");
+  sub->add_option("--dtype", o->dtype, "Only this dtype (default: the config's)");
+  sub->add_option("--cache", o->cache, "warm (default) | cold (with --timer events only)");
+  sub->add_option("--timer", o->timer, "graph (default) | events");
+  sub->add_option("--visits", o->visits, "Visits per cell (default: the config's)");
+  sub->add_option("--samples", o->samples, "Samples per plan per visit (default: the config's)");
+  sub->add_option("--seed", o->seed, "Seed for inputs, visit order and checked rows (recorded)");
+  sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  sub->add_option("--out", o->out, "Results root; the file goes to <out>/grid/");
+  sub->add_flag("--list", o->list, "List the cells and their plan counts on this device, run nothing");
+  sub->callback([o] {
+    GridSettings s = load_grid_config(o->config);
+    if (!o->op.empty()) s.op = o->op;
+    if (!o->dtype.empty()) s.dtypes = {parse_dtype(o->dtype)};
+    if (!o->cache.empty()) s.caches = parse_cache_modes(o->cache);
+    if (!o->timer.empty()) s.timers = parse_timers(o->timer);
+    if (o->visits > 0) s.visits = o->visits;
+    if (o->samples > 0) s.samples = o->samples;
+    if (o->seed >= 0) s.seed = static_cast<std::uint64_t>(o->seed);
+    s.device = o->device;
+    validate_grid_settings(s);  // bad input writes nothing and touches no GPU
+    select_device(s.device);
+    const DeviceLimits& dev = current_device_limits();
+    if (o->list) {
+      std::vector<std::string> left_out;
+      std::size_t plans = 0;
+      const auto cells = grid_cells(s, dev, &left_out);
+      for (const auto& c : cells) {
+        std::printf("%s %lldx%lld: %zu plans, rule %s\n", std::string(dtype_name(c.dtype)).c_str(), static_cast<long long>(c.rows),
+                    static_cast<long long>(c.width), c.plans.size(), c.rule.c_str());
+        plans += c.plans.size();
+      }
+      std::printf("%zu cells, %zu plans; %zu left out above %lld elements\n", cells.size(), plans, left_out.size(),
+                  static_cast<long long>(s.max_elements));
+      return;
+    }
+    const Experiment e = grid_experiment(s, dev);
+    const Result r = run_experiment(e, process_argv());
+    const auto path = write_result(r, std::filesystem::path(o->out) / e.name);
+    std::printf("%s", grid_markdown(r.extra.at("grid").at("analysis")).c_str());
+    spdlog::info("wrote {}", path.string());
+  });
+}
+
+}  // namespace kbench

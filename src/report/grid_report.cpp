@@ -1,0 +1,84 @@
+#include "report/grid_report.hpp"
+
+#include <cstdio>
+
+namespace kbench {
+
+namespace {
+
+using nlohmann::json;
+
+std::string percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * x);
+  return buf;
+}
+
+std::string us(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, x < 10 ? "%.2f" : x < 1000 ? "%.1f" : "%.0f", x);
+  return buf;
+}
+
+std::string summary_line(const json& s) {
+  return "mean regret " + percent(s.value("mean_regret", 0.0)) + ", 95th percentile " +
+         percent(s.value("p95_regret", 0.0)) + ", " + std::to_string(s.value("cells_off", 0)) + " of " +
+         std::to_string(s.value("cells", 0)) + " cells more than " + percent(s.value("off_threshold", 0.1)) + " off" +
+         (s.contains("untimed") && !s["untimed"].empty()
+              ? " (" + std::to_string(s["untimed"].size()) + " cells where the choice was not timed)"
+              : "");
+}
+
+std::string thresholds(const json& t) {
+  std::string out;
+  for (auto it = t.begin(); it != t.end(); ++it) out += (out.empty() ? "" : ", ") + it.key() + " " + it.value().dump();
+  return out;
+}
+
+}  // namespace
+
+std::string grid_markdown(const json& a) {
+  std::string out = "## grid: " + a.value("op", std::string("?")) + "\n\nThe current rule: " + summary_line(a) +
+                    ". Regret: the rule's median over the best plan's, minus 1.\n\n";
+  out += "| dtype | rows | width | best plan | best us | rule's plan | rule us | regret |\n";
+  out += "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& c : a.value("per_cell", json::array()))
+    out += "| " + c.value("dtype", "") + " | " + std::to_string(c.value("rows", 0)) + " | " +
+           std::to_string(c.value("width", 0)) + " | " + c.value("best", "") + " | " + us(c.value("best_us", 0.0)) +
+           " | " + c.value("choice", "") + " | " + us(c.value("choice_us", 0.0)) + " | " +
+           percent(c.value("regret", 0.0)) + " |\n";
+  const json off = a.value("off_cells", json::array());
+  out += "\nCells more than 10% off: " + (off.empty() ? std::string("none") : std::to_string(off.size())) + "\n";
+  for (const auto& line : off) out += "- " + line.get<std::string>() + "\n";
+  for (const auto& line : a.value("untimed", json::array()))
+    out += "- choice not timed (its check failed): " + line.get<std::string>() + "\n";
+  return out + "\nHeatmap: `python3 scripts/plot_grid.py FILE.json` (regret per cell, rows x widths).\n\n";
+}
+
+std::string fit_markdown(const json& f) {
+  const json cur = f.value("current", json::object());
+  std::string out = "## fit: " + f.value("op", std::string("?")) + " (" + std::to_string(f.value("candidates", 0)) +
+                    " candidate rules)\n\n";
+  out += "Current thresholds: " + thresholds(cur.value("thresholds", json::object())) + ".\n\n";
+  out += "- current rule on A (" + f.value("a", "") + "): " + summary_line(cur.value("a", json::object())) + "\n";
+  out += "- current rule on B (" + f.value("b", "") + "): " + summary_line(cur.value("b", json::object())) + "\n";
+  out += "- noise (the current rule's A-vs-B difference in mean regret): " + percent(f.value("noise", 0.0)) + "\n\n";
+  for (const char* key : {"a_to_b", "b_to_a"}) {
+    const json d = f.value(key, json::object());
+    out += "Fitted on " + d.value("fitted_on", "") + ": " + thresholds(d.value("thresholds", json::object())) + "\n";
+    out += "- on the run it was fitted on: " + summary_line(d.value("regret_on_fit_run", json::object())) + "\n";
+    out += "- held out (" + d.value("judged_on", "") + "): " + summary_line(d.value("held_out", json::object())) + "\n";
+    out += "- current rule there: " + summary_line(d.value("current_on_held_out", json::object())) + "; gain " +
+           percent(d.value("gain", 0.0)) + (d.value("beats_current_by_more_than_noise", false) ? ", beyond" : ", within") +
+           " the noise\n\n";
+  }
+  const json dec = f.value("decision", json::object());
+  out += std::string("Decision: ") + (dec.value("adopt", false) ? "adopt" : "keep the current rule") + ": " +
+         dec.value("why", "") + ".\nThresholds: " + thresholds(dec.value("thresholds", json::object())) + ".\n";
+  const json held = dec.value("held_out", json::object());
+  out += "Held out: " + summary_line(held) + "; goal (mean <= 2%, at most 10 cells off) " +
+         (held.value("meets_goal", false) ? "met" : "not met") + ".\n\n";
+  return out;
+}
+
+}  // namespace kbench

@@ -1,0 +1,247 @@
+// The grid and the fit on the CPU: the config and its cells, bad input, the analysis (regret
+// per cell, mean, p95, cells off) and the fit's adoption test on small synthetic grids built
+// by hand, and the report's sections. Nothing here runs a kernel.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "core/errors.hpp"
+#include "experiments/fit.hpp"
+#include "experiments/grid.hpp"
+#include "experiments/grid_analysis.hpp"
+#include "harness/prepare.hpp"
+#include "kernels/rows/row_family.hpp"
+#include "record_temp_dir.hpp"
+#include "report/grid_report.hpp"
+#include "report/report.hpp"
+#include "run_command.hpp"
+
+namespace kbench {
+namespace {
+
+const DeviceLimits kH200{132, 2048, 50 << 20, 2147483647, 65535};
+
+GridSettings config() { return load_grid_config(std::filesystem::path(KBENCH_SOURCE_DIR) / "configs/grid.json"); }
+
+TEST(GridConfig, TheDefaultGridCoversTheIssuesRange) {
+  GridSettings s = config();
+  s.op = "softmax";
+  std::vector<std::string> left_out;
+  const std::vector<GridCell> cells = grid_cells(s, kH200, &left_out);
+  EXPECT_GE(cells.size(), 332u);
+  EXPECT_EQ(left_out.size(), 6u);  // the largest cells above 2^28 elements
+  const auto rows = grid_row_counts(s, kH200);
+  EXPECT_EQ(rows.front(), 1);
+  EXPECT_EQ(rows.back(), 8 * 132);
+  bool odd = false, non_pow2 = false;
+  for (const auto w : s.widths) {
+    odd = odd || w % 2 == 1;
+    non_pow2 = non_pow2 || (w & (w - 1)) != 0;
+  }
+  EXPECT_TRUE(odd && non_pow2);
+  EXPECT_EQ(s.widths.front(), 64);
+  EXPECT_EQ(s.widths.back(), 1 << 20);
+  for (const GridCell& c : cells) {
+    bool has_rule = false;
+    for (const auto& p : c.plans) has_rule = has_rule || rows::grid_plan_name(p, rows::row_rules("softmax")) == c.rule;
+    EXPECT_TRUE(has_rule) << c.rows << "x" << c.width << ": " << c.rule;
+    // Large cells check a sample of rows (first and last among them); small ones every row.
+    if (c.rows * c.width > s.check_full_up_to) {
+      EXPECT_EQ(c.check_rows.size(), std::min<std::size_t>(64, c.rows)) << c.rows << "x" << c.width;
+    } else {
+      EXPECT_TRUE(c.check_rows.empty());
+    }
+  }
+}
+
+TEST(GridConfig, BadSettingsAreOneLineUsageErrors) {
+  GridSettings s = config();
+  EXPECT_THROW(validate_grid_settings(s), UsageError);  // no op chosen among five
+  s.op = "add";
+  EXPECT_THROW(validate_grid_settings(s), UsageError);  // not among the config's ops
+  s.ops.clear();
+  EXPECT_THROW(validate_grid_settings(s), UsageError);  // not a row op
+  s.op = "softmax";
+  EXPECT_NO_THROW(validate_grid_settings(s));
+  s.caches = {"cold"};
+  EXPECT_THROW(validate_grid_settings(s), UsageError);  // cold graph
+  s.timers = {"events"};
+  EXPECT_NO_THROW(validate_grid_settings(s));
+  s.widths = {0};
+  EXPECT_THROW(validate_grid_settings(s), UsageError);
+  s = config();
+  s.op = "softmax";
+  s.max_elements = 1;  // a grid with no cells
+  EXPECT_THROW(grid_cells(s, kH200, nullptr), UsageError);
+}
+
+TEST(GridCheck, SampledRowsAreFixedDistinctAndHoldTheEnds) {
+  const auto rows = sample_rows(1056, 64, 7);
+  EXPECT_EQ(rows.size(), 64u);
+  EXPECT_EQ(rows.front(), 0);
+  EXPECT_EQ(rows.back(), 1055);
+  EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+  EXPECT_EQ(rows, sample_rows(1056, 64, 7));
+  EXPECT_NE(rows, sample_rows(1056, 64, 8));
+  EXPECT_EQ(sample_rows(5, 64, 7).size(), 5u);
+}
+
+// A grid result of `op` made by hand: every plan of grid_plans at each cell, timed by `us`.
+using PlanTime = std::function<double(std::int64_t rows, std::int64_t width, const rows::RowPlan&)>;
+Result synthetic_grid(const std::string& op, const std::vector<std::int64_t>& row_counts,
+                      const std::vector<std::int64_t>& widths, const PlanTime& us, const std::string& started,
+                      const std::string& device = "NVIDIA H200") {
+  Result r;
+  r.experiment = "grid";
+  r.meta["started"] = started;
+  r.device = {{"name", device}, {"sms", 132}};
+  nlohmann::json cells = nlohmann::json::array();
+  const rows::RowRules& rules = rows::row_rules(op);
+  for (const auto rc : row_counts)
+    for (const auto w : widths) {
+      cells.push_back({{"dtype", "bfloat16"}, {"rows", rc}, {"width", w},
+                       {"rule", rows::grid_plan_name(rows::row_plan(rc, w, DType::bf16, kH200, rules), rules)}});
+      for (const auto& p : rows::grid_plans(rc, w, DType::bf16, kH200, rules)) {
+        Record rec;
+        rec.op = op;
+        rec.variant = rows::grid_plan_name(p, rules);
+        rec.dtype = "bfloat16";
+        rec.shape = {rc, w};
+        rec.cache = "warm";
+        rec.timer = "graph";
+        rec.median_us = us(rc, w, p);
+        rec.samples_us = {rec.median_us};
+        rec.check.passed = true;
+        r.records.push_back(rec);
+      }
+    }
+  r.extra["grid"] = {{"op", op},
+                     {"device_limits", {{"sms", 132}, {"max_threads_per_sm", 2048}, {"l2_bytes", 50 << 20}}},
+                     {"cache", "warm"},
+                     {"timer", "graph"},
+                     {"cells", cells}};
+  r.extra["grid"]["analysis"] = grid_analysis(r);
+  return r;
+}
+
+const std::vector<std::int64_t> kRows = {1, 8, 33, 66, 99, 132, 528};
+const std::vector<std::int64_t> kWidths = {1000, 4096, 32769, 131072};
+
+TEST(GridAnalysis, RegretPerCellMeanP95AndCellsOff) {
+  // The rule's plan takes 1.2x the best wherever it is not the best; a plan of its own where it is.
+  const auto times = [](std::int64_t rows, std::int64_t width, const rows::RowPlan& p) {
+    const std::string rule = rows::plan_name(rows::row_plan(rows, width, DType::bf16, kH200, rows::row_rules("softmax")));
+    return rows::plan_name(p) == rule && width == 131072 ? 12.0 : 10.0 + (rows::plan_name(p) == rule ? 0 : 1);
+  };
+  const Result r = synthetic_grid("softmax", kRows, kWidths, times, "t0");
+  const nlohmann::json& a = r.extra["grid"]["analysis"];
+  EXPECT_EQ(a["cells"], 28);
+  const int wide = static_cast<int>(kRows.size());  // the 131072-wide cells: 12 against 11 us
+  EXPECT_EQ(a["cells_off"], 0);
+  EXPECT_NEAR(a["mean_regret"].get<double>(), wide * (12.0 / 11 - 1) / 28, 1e-9);
+  EXPECT_NEAR(a["p95_regret"].get<double>(), 12.0 / 11 - 1, 1e-9);
+  EXPECT_EQ(a["per_cell"].size(), 28u);
+  const std::string md = grid_markdown(a);
+  EXPECT_NE(md.find("mean regret 2.3%"), std::string::npos) << md;
+  EXPECT_NE(md.find("| bfloat16 | 528 | 131072 |"), std::string::npos);
+}
+
+TEST(GridAnalysis, AFailedPlanIsLeftOutAndAResultWithoutCellsIsRefused) {
+  Result r = synthetic_grid("row_sum", {4}, {4096}, [](auto, auto, const auto&) { return 5.0; }, "t0");
+  for (auto& rec : r.records) rec.check.passed = false;
+  EXPECT_THROW(grid_analysis(r), UsageError);
+  r.experiment = "sweep";
+  EXPECT_THROW(grid_data(r), UsageError);
+}
+
+// Split wins by far for every row count below the SM count, where the current softmax rule
+// (split below half the SMs) loops: a better rule (split_below_divisor 1) exists.
+double split_wins(std::int64_t rows, std::int64_t width, const rows::RowPlan& p, double jitter) {
+  const double base = 10.0 + jitter;
+  if (p.kind == rows::RowKind::split) return rows < 132 ? base : 2 * base;
+  if (p.kind == rows::RowKind::looped) return width > 8192 && rows < 132 ? 1.5 * base : base + 0.1;
+  return base;
+}
+
+TEST(Fit, ABetterRuleIsAdoptedWhenItWinsOnTheHeldOutRun) {
+  const Result a = synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0");
+  const Result b = synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1");
+  const nlohmann::json f = fit_grids(a, b, "A", "B");
+  EXPECT_TRUE(f["decision"]["adopt"].get<bool>()) << f.dump(1);
+  EXPECT_EQ(f["decision"]["thresholds"]["split_below_divisor"], 1);
+  EXPECT_GT(f["current"]["a"]["mean_regret"].get<double>(), 0.05);
+  EXPECT_LT(f["decision"]["held_out"]["mean_regret"].get<double>(), 0.01);
+  EXPECT_TRUE(f["a_to_b"]["beats_current_by_more_than_noise"].get<bool>());
+  EXPECT_TRUE(f["b_to_a"]["beats_current_by_more_than_noise"].get<bool>());
+  const std::string md = fit_markdown(f);
+  EXPECT_NE(md.find("Decision: adopt"), std::string::npos) << md;
+}
+
+TEST(Fit, AGainWithinTheRunsOwnDifferenceIsRefused) {
+  // Run A favours the split plan a little where the rule loops; run B the other way by more.
+  const auto run = [](double split_factor) {
+    return [split_factor](std::int64_t rows, std::int64_t width, const rows::RowPlan& p) {
+      if (p.kind == rows::RowKind::split) return rows < 132 ? 10.0 * split_factor : 20.0;
+      return width > 8192 && rows < 132 && p.kind == rows::RowKind::looped && p.chunk != 8192 ? 10.5 : 10.0;
+    };
+  };
+  const Result a = synthetic_grid("softmax", kRows, kWidths, run(0.99), "t0");
+  const Result b = synthetic_grid("softmax", kRows, kWidths, run(1.03), "t1");
+  const nlohmann::json f = fit_grids(a, b, "A", "B");
+  EXPECT_FALSE(f["decision"]["adopt"].get<bool>()) << f.dump(1);
+  EXPECT_EQ(f["decision"]["thresholds"], f["current"]["thresholds"]);
+  EXPECT_NE(fit_markdown(f).find("keep the current rule"), std::string::npos);
+}
+
+TEST(Fit, MismatchedGridsAreRefused) {
+  const auto flat = [](auto, auto, const auto&) { return 10.0; };
+  const Result a = synthetic_grid("softmax", kRows, kWidths, flat, "t0");
+  EXPECT_THROW(fit_grids(a, synthetic_grid("softmax", kRows, kWidths, flat, "t1", "NVIDIA A100"), "A", "B"), UsageError);
+  EXPECT_THROW(fit_grids(a, synthetic_grid("row_sum", kRows, kWidths, flat, "t1"), "A", "B"), UsageError);
+  EXPECT_THROW(fit_grids(a, synthetic_grid("softmax", {1, 8}, kWidths, flat, "t1"), "A", "B"), UsageError);
+  EXPECT_THROW(fit_grids(a, a, "A", "A"), UsageError);  // the same run twice
+}
+
+TEST(Fit, TheCommandRefusesMismatchedFilesInOneLineAndWritesNothing) {
+  test::TempDir dir;
+  const auto flat = [](auto, auto, const auto&) { return 10.0; };
+  const auto a = write_result(synthetic_grid("softmax", kRows, kWidths, flat, "t0"), dir.path());
+  const auto b = write_result(synthetic_grid("rmsnorm", kRows, kWidths, flat, "t1"), dir.path());
+  const auto out = dir.path() / "out";
+  const test::CommandResult o =
+      test::run_kbench("fit " + a.string() + " " + b.string() + " --out " + out.string());
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(test::line_count(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("different ops"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(Fit, TheCommandWritesAFitResultThatTheReportReads) {
+  test::TempDir dir;
+  const auto a = write_result(synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0"), dir.path());
+  const auto b = write_result(synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1"), dir.path());
+  const auto out = dir.path() / "out";
+  const test::CommandResult o = test::run_kbench("--quiet fit " + a.string() + " " + b.string() + " --out " + out.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("Decision: adopt"), std::string::npos) << o.out;
+  ASSERT_TRUE(std::filesystem::exists(out / "fit"));
+  const auto file = std::filesystem::directory_iterator(out / "fit")->path();
+  const Result fit = read_result(file);
+  EXPECT_EQ(fit.experiment, "fit");
+  const std::string md = build_report({{file.string(), fit}, {a.string(), read_result(a)}}, ReportFilter{});
+  EXPECT_NE(md.find("## fit: softmax"), std::string::npos) << md;
+  EXPECT_NE(md.find("## grid: softmax"), std::string::npos) << md;
+}
+
+TEST(GridCli, BadInputIsOneLineAndExit2) {
+  const test::CommandResult o = test::run_kbench("grid --op add");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(test::line_count(o.err), 1) << o.err;
+  const test::CommandResult none = test::run_kbench("grid --op softmax --config /nonexistent/grid.json");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("cannot read config"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kbench
