@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   kbench::add_verify_command(app);
   kbench::add_report_command(app);
   kbench::add_probe_command(app);
+  kbench::add_spec_command(app);
   kbench::add_experiment_stubs(app);
 
   try {

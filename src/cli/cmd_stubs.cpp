@@ -1,4 +1,4 @@
-// grid, fit and spec are named experiments whose issues have not landed yet. They exist
+// grid and fit are named experiments whose issues have not landed yet. They exist
 // so that `kbench --help` shows the whole tool, and say plainly that they are not built.
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
@@ -12,7 +12,6 @@ void add_experiment_stubs(CLI::App& app) {
   } stubs[] = {
       {"grid", "Row-plan grids: time every row plan over a grid of row counts x widths"},
       {"fit", "Fit chunk-size and split rules on one grid run, judge them on another"},
-      {"spec", "Compile-time specialisation against runtime sizes"},
   };
   for (const auto& s : stubs) {
     auto* sub = app.add_subcommand(s.name, std::string(s.what) + " (not built yet)");

@@ -19,6 +19,7 @@ void add_check_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
-void add_experiment_stubs(CLI::App& app);  // grid, fit, spec until their issues land
+void add_spec_command(CLI::App& app);
+void add_experiment_stubs(CLI::App& app);  // grid, fit until their issues land
 
 }  // namespace kbench

@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/shape.hpp"
 #include "report/probe_report.hpp"
+#include "report/spec_report.hpp"
 
 namespace kbench {
 namespace {
@@ -262,6 +263,12 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
       if (probe != in.result.extra.end() && probe->contains("analysis"))
         out += "From " + in.path + ":\n\n" + probe_markdown(probe->at("analysis"));
       continue;
+    }
+    // A spec run's records are builds of one kernel: its analysis sets them beside their attributes.
+    if (in.result.experiment == "spec") {
+      const auto spec = in.result.extra.find("spec");
+      if (spec != in.result.extra.end() && spec->contains("analysis"))
+        out += "From " + in.path + ":\n\n" + spec_markdown(spec->at("analysis"));
     }
     for (const auto& r : in.result.records)
       if (filter.keeps(r)) shown.push_back(r);

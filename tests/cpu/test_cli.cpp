@@ -64,7 +64,7 @@ TEST(Cli, StepParameters) {
   expect_one_line_usage_error("check --op softmax_step --shape 1x2097153", "no variant can run softmax_step");
 }
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
-TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("spec", "not built yet"); }
+TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("grid", "not built yet"); }
 
 TEST(Cli, HelpExitsZeroForEveryCommand) {
   for (const char* cmd : {"", "list", "run", "check", "verify", "report", "grid", "fit", "probe", "spec"})
