@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   kbench::add_probe_command(app);
   kbench::add_grid_command(app);
   kbench::add_fit_command(app);
-  kbench::add_experiment_stubs(app);
+  kbench::add_spec_command(app);
 
   try {
     app.parse(argc, argv);

@@ -19,6 +19,7 @@
 #include "kernels/rows/row_device.cuh"
 #include "kernels/rows/row_family.hpp"
 #include "kernels/rows/row_launch.hpp"
+#include "kernels/rows/rmsnorm_device.cuh"
 
 namespace kbench::rows {
 
@@ -37,156 +38,16 @@ constexpr RowRules kRules{.max_threads_4 = 512, .auto_resident_vecs = 4 * 512, .
 
 constexpr int kLoopVecs = 4;
 
-struct Tensors {
-  const void* x;
-  std::int64_t x_stride;
-  const void* r;
-  std::int64_t r_stride;
-  const void* w;
-  void* h;
-  void* y;
-};
-
-// x + r rounded once to T.
-template <class T>
-__device__ __forceinline__ T add1(T a, T b) {
-  if constexpr (kPacked16<T>) return __hadd(a, b);
-  else return a + b;
-}
-
-template <class T>
-__device__ __forceinline__ uint4 add16(const uint4& x, const uint4& r) {
-  if constexpr (kPacked16<T>) {
-    Pairs16<T> a, b, o;
-    a.u = x;
-    b.u = r;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) o.p[j] = __hadd2(a.p[j], b.p[j]);
-    return o.u;
-  } else {
-    Vec16<T> a, b, o;
-    a.u = x;
-    b.u = r;
-#pragma unroll
-    for (int j = 0; j < kVec<T>; ++j) o.v[j] = a.v[j] + b.v[j];
-    return o.u;
-  }
-}
-
-template <class T>
-__device__ __forceinline__ float sumsq16(const uint4& h) {
-  float s = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kVec<T>; ++j) s = fmaf(elem<T>(h, j), elem<T>(h, j), s);
-  return s;
-}
-
-template <class T>
-__device__ __forceinline__ float y1(T h, T w, float rstd) {
-  return to_float(h) * rstd * to_float(w);
-}
-
-// y for one vector: h * rstd * w, rounded to T (16-bit pairs two at a time: the same bits).
-template <class T>
-__device__ __forceinline__ Vec16<T> norm16(const uint4& h, const uint4& w, float rstd) {
-  Vec16<T> o;
-  if constexpr (kPacked16<T>) {
-    Pairs16<T> q;
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-      q.p[j] = pack_pair<T>(elem<T>(h, 2 * j) * rstd * elem<T>(w, 2 * j),
-                            elem<T>(h, 2 * j + 1) * rstd * elem<T>(w, 2 * j + 1));
-    o.u = q.u;
-  } else {
-#pragma unroll
-    for (int j = 0; j < kVec<T>; ++j) o.v[j] = elem<T>(h, j) * rstd * elem<T>(w, j);
-  }
-  return o;
-}
-
-// A plain store: h written in pass 1 is read again in pass 2, so it must not be written
-// evict-first as outputs are (store16).
-template <class T>
-__device__ __forceinline__ void store16_kept(T* p, const uint4& u, bool vec_ok) {
-  if (vec_ok) {
-    *reinterpret_cast<uint4*>(p) = u;
-    return;
-  }
-  Vec16<T> r;
-  r.u = u;
-#pragma unroll
-  for (int j = 0; j < kVec<T>; ++j) p[j] = r.v[j];
-}
-
-__device__ __forceinline__ float inverse_rms(float sum_squares, int width, float eps) {
-  return rsqrtf(sum_squares / static_cast<float>(width) + eps);
-}
+using Tensors = RmsnormTensors;
 
 // ---- resident ------------------------------------------------------------------------------
 
-// Every load of x and r is issued before any arithmetic; h is written as soon as its bits are
-// known (before the reduction) and kept packed for y. `Aligned`: see row_parts_for.
+// x and r held in registers (rmsnorm_resident_row in rmsnorm_device.cuh, shared with kbench
+// spec's builds). `Aligned`: see row_parts_for.
 template <class T, int K, bool Aligned>
 __global__ void __launch_bounds__(kRules.max_threads(K))
     rmsnorm_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps) {
-  __shared__ float scratch[32];
-  const auto [row, lane] = resident_slot(lanes);
-  const bool active = row < rows;
-  const std::int64_t rr = active ? row : 0;
-  const T* xr = static_cast<const T*>(t.x) + row_offset(rr, t.x_stride);
-  const T* res = static_cast<const T*>(t.r) + row_offset(rr, t.r_stride);
-  const T* w = static_cast<const T*>(t.w);
-  T* hr = static_cast<T*>(t.h) + row_offset(rr, width);
-  T* yr = static_cast<T*>(t.y) + row_offset(rr, width);
-  const RowParts p = row_parts_for<T, Aligned>(xr, active ? width : 0);
-  const bool r_vec = same_phase_for<Aligned>(xr, res), h_vec = same_phase_for<Aligned>(xr, hr),
-             y_vec = same_phase_for<Aligned>(xr, yr), w_vec = same_phase_for<Aligned>(xr, w);
-
-  uint4 hv[K];
-  {
-    uint4 rx[K], rres[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int v = lane + k * lanes;
-      if (v < p.nvec) {
-        rx[k] = load16<T, Cache::normal>(xr + p.head + v * kVec<T>, true);
-        rres[k] = load16<T, Cache::normal>(res + p.head + v * kVec<T>, r_vec);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-      if (lane + k * lanes < p.nvec) hv[k] = add16<T>(rx[k], rres[k]);
-  }
-  const T zero = from_float<T>(0.0f);
-  const T hh = lane < p.head ? add1(xr[lane], res[lane]) : zero;
-  const T ht = lane < p.tail ? add1(xr[p.tail_begin + lane], res[p.tail_begin + lane]) : zero;
-  float ss = to_float(hh) * to_float(hh) + to_float(ht) * to_float(ht);
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int v = lane + k * lanes;
-    if (v < p.nvec) {
-      ss += sumsq16<T>(hv[k]);
-      Vec16<T> o;
-      o.u = hv[k];
-      store16<T>(hr + p.head + v * kVec<T>, o, h_vec);
-    }
-  }
-  if (lane < p.head) hr[lane] = hh;
-  if (lane < p.tail) hr[p.tail_begin + lane] = ht;
-  const float rstd = inverse_rms(row_reduce(ss, lanes, scratch, SumOp{}), width, eps);
-#pragma unroll
-  for (int k = 0; k < K; ++k) keep_packed(hv[k]);  // only the packed h lives across the reduction
-
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int v = lane + k * lanes;
-    if (v < p.nvec) {
-      const uint4 wv = load16<T, Cache::normal>(w + p.head + v * kVec<T>, w_vec);
-      store16<T>(yr + p.head + v * kVec<T>, norm16<T>(hv[k], wv, rstd), y_vec);
-    }
-  }
-  if (lane < p.head) yr[lane] = from_float<T>(y1(hh, w[lane], rstd));
-  if (lane < p.tail) yr[p.tail_begin + lane] = from_float<T>(y1(ht, w[p.tail_begin + lane], rstd));
+  rmsnorm_resident_row<T, K, Aligned>(t, rows, width, lanes, eps);
 }
 
 // ---- looped and split: two passes ----------------------------------------------------------
@@ -342,55 +203,36 @@ __global__ void rmsnorm_eager_rsqrt_kernel(const float* ms, float* rstd, std::in
 
 // ---- launchers -----------------------------------------------------------------------------
 
-Tensors tensors(const LaunchArgs& a) {
-  return Tensors{a.inputs[0].data, a.inputs[0].row_stride, a.inputs[1].data, a.inputs[1].row_stride,
-                 a.inputs[2].data, a.outputs[0].data, a.outputs[1].data};
-}
-
-// x and r are [rows, width] views, w one row of width, h and y contiguous [rows, width].
-RowGeometry checked_geometry(const LaunchArgs& a) {
-  const std::int64_t rows = rows_of(a.c), width = cols_of(a.c);
-  check_row_tensor((a.c.op + " input x").c_str(), a.inputs[0], rows, width, false);
-  check_row_tensor((a.c.op + " input r").c_str(), a.inputs[1], rows, width, false);
-  check_row_tensor((a.c.op + " input w").c_str(), a.inputs[2], 1, width, true);
-  check_row_tensor((a.c.op + " output h").c_str(), a.outputs[0], rows, width, true);
-  check_row_tensor((a.c.op + " output y").c_str(), a.outputs[1], rows, width, true);
-  return {rows, width, a.inputs[0].row_stride};
-}
-
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct RmsnormKernels : PlanLaunch {
   float eps;
 
   template <class T, int K>
   void resident() const {
-    const Tensors t = tensors(a);
+    const Tensors t = rmsnorm_tensors(a);
     const std::int64_t w = g.width;
-    const bool aligned = rows_aligned(static_cast<const T*>(t.x), t.x_stride, w) &&
-                         rows_aligned(static_cast<const T*>(t.r), t.r_stride, w) &&
-                         rows_aligned(static_cast<const T*>(t.w), w, w) && rows_aligned(static_cast<const T*>(t.h), w, w) &&
-                         rows_aligned(static_cast<const T*>(t.y), w, w);
+    const bool aligned = rmsnorm_rows_aligned<T>(t, w);
     const auto kernel = aligned ? rmsnorm_resident_kernel<T, K, true> : rmsnorm_resident_kernel<T, K, false>;
     kernel<<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(t, g.rows, static_cast<int>(w), plan.lanes, eps);
   }
   template <class T>
   void looped() const {
     rmsnorm_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-        tensors(a), g.rows, static_cast<int>(g.width), eps);
+        rmsnorm_tensors(a), g.rows, static_cast<int>(g.width), eps);
   }
   template <class T>
   void split() const {
     auto* partial = static_cast<float*>(a.workspace);
     const auto blocks = static_cast<unsigned>(g.rows * plan.segments);
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
-    rmsnorm_split_h_kernel<T><<<blocks, 256, 0, a.stream>>>(tensors(a), partial, w, plan.segments, seg);
+    rmsnorm_split_h_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
-    rmsnorm_split_y_kernel<T><<<blocks, 256, 0, a.stream>>>(tensors(a), partial, w, plan.segments, seg, eps);
+    rmsnorm_split_y_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg, eps);
   }
 };
 
 void launch_rmsnorm(const RowPlan& plan, const LaunchArgs& a) {
-  const RowGeometry g = checked_geometry(a);
+  const RowGeometry g = checked_rmsnorm_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
 }
@@ -401,7 +243,7 @@ std::size_t eager_workspace_bytes(const Case& c) {
 }
 
 void launch_eager(const LaunchArgs& a) {
-  const RowGeometry g = checked_geometry(a);
+  const RowGeometry g = checked_rmsnorm_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   float* ms = float_workspace(a);
   float* rstd = ms + g.rows;

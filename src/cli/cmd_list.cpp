@@ -24,7 +24,7 @@ void add_list_command(CLI::App& app) {
       for (const Variant* v : registry().variants(op.name))
         std::printf("  %-14s %s%s\n", v->name.c_str(), v->baseline ? "[baseline] " : "", v->summary.c_str());
     }
-    std::printf("\nexperiments: run (sweep), probe, grid, fit, spec (spec: not built yet)\n");
+    std::printf("\nexperiments: run (sweep), probe, grid, fit, spec\n");
   });
 }
 

@@ -21,6 +21,6 @@ void add_report_command(CLI::App& app);
 void add_probe_command(CLI::App& app);
 void add_grid_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
-void add_experiment_stubs(CLI::App& app);  // spec until its issue lands
+void add_spec_command(CLI::App& app);
 
 }  // namespace kbench

@@ -61,4 +61,10 @@ std::string random_hex6() {
   return buf;
 }
 
+std::string format_number(const char* pattern, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, pattern, value);
+  return buf;
+}
+
 }  // namespace kbench

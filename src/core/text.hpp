@@ -17,6 +17,9 @@ std::string utc_now(bool compact = false);
 // anything else).
 bool is_valid_utf8(std::string_view s);
 
+// `value` through a printf pattern with one double ("%.2fx" -> "1.31x"), for tables and statements.
+std::string format_number(const char* pattern, double value);
+
 // Six random lower-case hex digits (not reproducible: for names that must not collide).
 std::string random_hex6();
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "report/markdown.hpp"
+
 namespace kbench {
 namespace {
 
@@ -15,12 +17,6 @@ std::string number(const json& j, const char* key, const char* pattern) {
   return buf;
 }
 
-std::string row(const std::vector<std::string>& cells) {
-  std::string line = "|";
-  for (const auto& c : cells) line += " " + c + " |";
-  return line + "\n";
-}
-
 }  // namespace
 
 std::string probe_markdown(const json& a) {
@@ -31,10 +27,10 @@ std::string probe_markdown(const json& a) {
   const std::vector<std::string> header = {"pause s",        "series",       "first us", "worst first us",
                                            "first / steady", "first SM MHz", "first NVML MHz",
                                            "settled ms",     "clock settled ms", "within"};
-  out += row(header) + row(std::vector<std::string>(header.size(), "---"));
+  out += markdown_row(header) + markdown_row(std::vector<std::string>(header.size(), "---"));
   if (a.contains("pauses"))
     for (const auto& p : a["pauses"])
-      out += row({number(p, "pause_s", "%g"), number(p, "repetitions", "%.0f"), number(p, "first_us", "%.3f"),
+      out += markdown_row({number(p, "pause_s", "%g"), number(p, "repetitions", "%.0f"), number(p, "first_us", "%.3f"),
                   number(p, "first_us_max", "%.3f"), number(p, "first_slowdown", "%.2fx"),
                   number(p, "first_sm_mhz", "%.0f"), number(p, "first_nvml_mhz", "%.0f"),
                   p.contains("settle_ms") && p["settle_ms"].is_null() ? "never" : number(p, "settle_ms", "%.1f"),

@@ -12,6 +12,7 @@
 #include "core/shape.hpp"
 #include "report/grid_report.hpp"
 #include "report/probe_report.hpp"
+#include "report/spec_report.hpp"
 
 namespace kbench {
 namespace {
@@ -305,6 +306,12 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
     if (analysed_experiment(in.result.experiment)) {
       out += analysis_markdown(in);
       continue;
+    }
+    // A spec run's records are builds of one kernel: its analysis sets them beside their attributes.
+    if (in.result.experiment == "spec") {
+      const auto spec = in.result.extra.find("spec");
+      if (spec != in.result.extra.end() && spec->contains("analysis"))
+        out += "From " + in.path + ":\n\n" + spec_markdown(spec->at("analysis"));
     }
     for (const auto& r : in.result.records)
       if (filter.keeps(r)) shown.push_back(r);

@@ -124,7 +124,6 @@ TEST(Cli, StrictConfigs) {
 }
 
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
-TEST(Cli, ExperimentsNotBuiltYetSaySo) { expect_one_line_usage_error("spec", "not built yet"); }
 
 TEST(Cli, HelpExitsZeroForEveryCommand) {
   for (const char* cmd : {"", "list", "run", "check", "verify", "report", "grid", "fit", "probe", "spec"})
