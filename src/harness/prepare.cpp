@@ -156,6 +156,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     const auto& d = pc.output_desc[i];
     if (!guard_intact(d, first[i])) {
       info.passed = false;
+      info.share = INFINITY;
       info.detail = "output '" + d.name + "': a write past its end";
       break;
     }
@@ -171,6 +172,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     };
     const Scan scan = dense.empty() ? compare_output(d.dtype, first[i].data(), ref, tol)
                                     : compare_output(dense, ref, tol);
+    info.share = std::max(info.share, scan.share);
     if (scan.worst_at >= 0 && scan.worst_ratio > worst_ratio) {
       worst_ratio = scan.worst_ratio;
       const Element worst = compare_element(got(scan.worst_at), ref[static_cast<std::size_t>(scan.worst_at)], tol);
@@ -198,6 +200,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     poison_and_launch();
     if (all_output_bits() != first) {
       info.passed = false;
+      info.share = INFINITY;
       info.detail = "a second launch on the same workspace gave different output bits";
     }
   }
