@@ -5,12 +5,28 @@
 #include <cmath>
 
 #include "core/parallel.hpp"
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/common/vector_op.hpp"
 
 namespace kbench {
 
 Op make_add_op() {
   Op op = make_vector_op("add", "z = x + y, elementwise", "kernels/add/", {"x", "y"}, "z");
+  // Probe inputs: magnitudes to a quarter of the dtype's largest (the sum stays finite), y = -x
+  // plus noise of 1e-3 (the sum nearly cancels, so only a small allowed error is left; where x
+  // and -y lie within a factor 2 the sum is exact), and one repeated value per input. The
+  // tolerance below holds for any finite sum.
+  op.input_kinds = {InputKind::random, InputKind::large, InputKind::cancelling, InputKind::constant};
+  op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
+    const double quarter = dtype_max(c.dtype) / 4;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (c.input_kind == InputKind::large) fill_uniform(in[i], rng, -quarter, quarter);
+      else if (c.input_kind == InputKind::constant) fill_constant_rows(in[i], rng, -1.0, 1.0);
+      else fill_uniform(in[i], rng, -1.0, 1.0);
+    }
+    if (c.input_kind == InputKind::cancelling)
+      for (std::size_t k = 0; k < in[1].values.size(); ++k) in[1].values[k] = -in[0].values[k] + rng.uniform(-1e-3, 1e-3);
+  };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     HostTensor z{vector_tensor(c, "z"), std::vector<double>(in[0].values.size())};
     const double *x = in[0].values.data(), *y = in[1].values.data();

@@ -156,6 +156,7 @@ Variant step_variant(const StepParts& p, const StepDefinition& def, std::string 
 
 Case part_case(const Op& part, const Case& step) {
   Case c{part.name, step.dtype, step.shape, step.row_stride, {}};
+  c.input_kind = step.input_kind;
   for (const OpParam& q : part.params) {
     const auto it = step.params.find(q.name);
     c.params[q.name] = it == step.params.end() ? q.fallback : it->second;

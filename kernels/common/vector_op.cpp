@@ -1,5 +1,7 @@
 #include "kernels/common/vector_op.hpp"
 
+#include "kernels/common/input_kinds.hpp"
+
 namespace kbench {
 
 Op make_vector_op(const char* name, const char* summary, const char* folder, std::vector<const char*> inputs,
@@ -16,8 +18,7 @@ Op make_vector_op(const char* name, const char* summary, const char* folder, std
   };
   op.outputs = [output](const Case& c) { return std::vector<TensorDesc>{vector_tensor(c, output)}; };
   op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    for (auto& t : in)
-      for (auto& v : t.values) v = rng.uniform(-1.0, 1.0);
+    for (auto& t : in) fill_uniform(t, rng, -1.0, 1.0);
   };
   op.flops = [](const Case&) { return 0.0; };
   return op;

@@ -9,6 +9,7 @@
 // neither computed nor written).
 #include <cmath>
 
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_op.hpp"
 #include "kernels/rows/rmsnorm_op.hpp"
@@ -39,10 +40,26 @@ Op make_rmsnorm_backward_op() {
   };
   // h as rmsnorm leaves it (x + r, of either sign), w around 1, dy with a mean of 0.25 and dh of
   // its own, so that a lost mean(g n) term, a lost dh or a misplaced weight moves every output.
+  // Probe inputs beyond random: large h (to large_h_bound: n = h rstd and dw do not change with
+  // the scale of h, and dx's rstd term shrinks with it, so the tolerances hold unscaled) and
+  // constant rows of h (|h| in [0.5, 1.5], so rstd <= 2 as below) and dy, with w one repeated
+  // value: g = dy w is then parallel to n, and dx = rstd (g - n mean(g n)) cancels to about 0
+  // plus dh, leaving the float32 errors of rstd and the mean alone.
+  op.input_kinds = {InputKind::random, InputKind::large, InputKind::constant};
   op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
-    for (auto& v : in[0].values) v = rng.uniform(-1.5, 1.5);
-    for (auto& v : in[1].values) v = rng.uniform(0.5, 1.5);
-    for (auto& v : in[2].values) v = 0.25 + rng.uniform(-1.0, 1.0);
+    if (c.input_kind == InputKind::constant) {
+      fill_constant_rows(in[0], rng, 0.5, 1.5);
+      const auto cols = static_cast<std::size_t>(in[0].desc.cols);
+      for (std::size_t k = 0; k < in[0].values.size(); ++k)
+        if (k / cols % 2 == 1) in[0].values[k] = -in[0].values[k];  // odd rows negative: both signs
+      fill_constant_rows(in[1], rng, 0.5, 1.5);
+      fill_constant_rows(in[2], rng, -0.75, 1.25);
+    } else {
+      const double h = c.input_kind == InputKind::large ? large_h_bound(c) : 1.5;
+      fill_uniform(in[0], rng, -h, h);
+      for (auto& v : in[1].values) v = rng.uniform(0.5, 1.5);
+      for (auto& v : in[2].values) v = 0.25 + rng.uniform(-1.0, 1.0);
+    }
     if (has_dh(c))
       for (auto& v : in[3].values) v = rng.uniform(-1.0, 1.0);
   };

@@ -3,8 +3,10 @@
 //   y = h * rsqrt(mean(h^2) + eps) * w
 // returning h and y. Reads x and r ([rows, cols], the case's row stride) and w ([cols]); writes
 // h and y (contiguous): 4 x rows x cols elements, plus cols for w.
+#include <algorithm>
 #include <cmath>
 
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_op.hpp"
 #include "kernels/rows/rmsnorm_op.hpp"
@@ -18,6 +20,11 @@ OpParam rmsnorm_eps_param() {
 }
 
 TensorDesc weight_desc(const Case& c, const char* name) { return TensorDesc{name, c.dtype, 1, cols_of(c), cols_of(c)}; }
+
+double large_h_bound(const Case& c) {
+  const double width = static_cast<double>(std::max<std::int64_t>(cols_of(c), 1));
+  return std::min(dtype_max(c.dtype) / 2, std::sqrt(dtype_max(DType::f32) / (4 * width)));
+}
 
 std::vector<double> inverse_rms(const HostTensor& h, double eps) {
   std::vector<double> rstd(static_cast<std::size_t>(h.desc.rows));
@@ -39,10 +46,22 @@ Op make_rmsnorm_op() {
   };
   // x and r of either sign and mixed magnitude (their sum rounds), w around 1 and never 0, so
   // that a dropped or misplaced weight shows.
-  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    for (auto& v : in[0].values) v = rng.uniform(-1.0, 1.0);
-    for (auto& v : in[1].values) v = rng.uniform(-0.5, 0.5);
-    for (auto& v : in[2].values) v = rng.uniform(0.5, 1.5);
+  // Probe inputs beyond random, w always as above: large (x and r scaled so that |h| reaches
+  // large_h_bound: y does not change with the scale of h), cancelling (r = -x + 1e-2 noise, so
+  // that h = x + r is small and mean(h^2) meets eps) and constant rows of x and of r.
+  op.input_kinds = {InputKind::random, InputKind::large, InputKind::cancelling, InputKind::constant};
+  op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
+    const double scale = c.input_kind == InputKind::large ? large_h_bound(c) / 1.5 : 1.0;
+    if (c.input_kind == InputKind::constant) {
+      fill_constant_rows(in[0], rng, -1.0, 1.0);
+      fill_constant_rows(in[1], rng, -0.5, 0.5);
+    } else {
+      fill_uniform(in[0], rng, -scale, scale);
+      fill_uniform(in[1], rng, -0.5 * scale, 0.5 * scale);
+    }
+    if (c.input_kind == InputKind::cancelling)
+      for (std::size_t k = 0; k < in[1].values.size(); ++k) in[1].values[k] = -in[0].values[k] + rng.uniform(-1e-2, 1e-2);
+    fill_uniform(in[2], rng, 0.5, 1.5);
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     HostTensor h{row_output(c, "h", cols_of(c)), std::vector<double>(in[0].values.size())};

@@ -1,18 +1,44 @@
 // row_sum: y[r] = sum_c x[r, c]. Reads rows x cols, writes rows elements. The input is a
 // [rows, cols] view with the case's row stride; the output is contiguous.
+#include <algorithm>
 #include <cmath>
 
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_op.hpp"
 
 namespace kbench::rows {
 
+namespace {
+
+// The largest |x| of the case's inputs. Random, cancelling and constant rows stay within 1, as
+// the tolerance is written for. Large rows reach dtype_max / (16 sqrt(width)): their sum, of
+// random sign, has a standard deviation of that times sqrt(width / 3), so it stays finite in
+// the dtype (and in float32, where the kernels add) by over 27 standard deviations.
+double input_scale(const Case& c) {
+  if (c.input_kind != InputKind::large) return 1.0;
+  return dtype_max(c.dtype) / (16 * std::sqrt(static_cast<double>(std::max<std::int64_t>(cols_of(c), 1))));
+}
+
+}  // namespace
+
 Op make_row_sum_op() {
   Op op = make_row_op("row_sum", "y[r] = sum of row r, float32 accumulation");
   op.inputs = [](const Case& c) { return std::vector<TensorDesc>{row_input(c, "x")}; };
   op.outputs = [](const Case& c) { return std::vector<TensorDesc>{row_output(c, "sum", 1)}; };
-  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    for (auto& v : in[0].values) v = rng.uniform(-1.0, 1.0);
+  // Probe inputs beyond random: large (above), cancelling (pairs x, -x + 1e-3 noise: the row
+  // sums to about 0, where the output's rounding allows nothing and the absolute term alone
+  // must cover the float32 accumulation) and constant rows (rounding errors of one sign; the
+  // value is shrunk for wide rows so that the sum stays below 2^15, inside float16's range).
+  op.input_kinds = {InputKind::random, InputKind::large, InputKind::cancelling, InputKind::constant};
+  op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
+    const double scale = input_scale(c);
+    const double constant = std::min(1.0, 32768.0 / static_cast<double>(std::max<std::int64_t>(cols_of(c), 1)));
+    switch (c.input_kind) {
+      case InputKind::cancelling: fill_cancelling_rows(in[0], rng, 1.0, 1e-3); break;
+      case InputKind::constant: fill_constant_rows(in[0], rng, -constant, constant); break;
+      default: fill_uniform(in[0], rng, -scale, scale);
+    }
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     HostTensor y{row_output(c, "sum", 1), std::vector<double>(static_cast<std::size_t>(rows_of(c)))};
@@ -26,8 +52,9 @@ Op make_row_sum_op() {
   // gives, yet a serial float32 sum (error ~ width u32 at 2^20) or a dropped element fails.
   // The output is rounded once to the dtype: rtol u. Inputs of larger magnitude scale atol.
   op.tolerance = [](const Case& c, std::size_t) {
-    const double atol = 16 * u32() * std::sqrt(static_cast<double>(std::max<std::int64_t>(cols_of(c), 1))) +
-                        (c.dtype == DType::f16 ? std::ldexp(1.0, -25) : 0.0);
+    const double atol =
+        16 * u32() * std::sqrt(static_cast<double>(std::max<std::int64_t>(cols_of(c), 1))) * input_scale(c) +
+        (c.dtype == DType::f16 ? std::ldexp(1.0, -25) : 0.0);
     return Tolerance{atol, dtype_epsilon(c.dtype),
                      "tree sum in float32: 16 u32 sqrt(width) for |x| <= 1, one output rounding"};
   };

@@ -1,11 +1,24 @@
 // softmax_backward: dx = y * (dy - dot(y, dy)) per row. Reads y and dy, writes dx (3 x rows x
 // cols elements). Inputs are [rows, cols] views with the case's row stride; dx is contiguous.
+#include <algorithm>
 #include <cmath>
 
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_op.hpp"
 
 namespace kbench::rows {
+
+namespace {
+
+// The largest y of the case's inputs: e^4 / width for a softmax of logits in [-2, 2], up to 1
+// for a spike (one logit far above the rest).
+double largest_y(const Case& c) {
+  if (c.input_kind == InputKind::spike) return 1.0;
+  return std::min(1.0, std::exp(4.0) / static_cast<double>(std::max<std::int64_t>(cols_of(c), 1)));
+}
+
+}  // namespace
 
 Op make_softmax_backward_op() {
   Op op = make_row_op("softmax_backward", "dx = y * (dy - dot(y, dy)) per row, float32 inside");
@@ -13,11 +26,20 @@ Op make_softmax_backward_op() {
   op.outputs = [](const Case& c) { return std::vector<TensorDesc>{row_output(c, "dx", cols_of(c))}; };
   // y: a real softmax of logits in [-2, 2] (so y <= e^4 / width); dy: mean 0.5, so that a lost
   // part of dot(y, dy) moves every dx visibly (a zero-mean dy would hide it).
-  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    RowMajor logits(in[0].desc.rows, in[0].desc.cols);
-    for (Eigen::Index i = 0; i < logits.size(); ++i) logits.data()[i] = rng.uniform(-2.0, 2.0);
-    softmax_rows(logits, as_matrix(in[0]));
-    for (auto& v : in[1].values) v = 0.5 + rng.uniform(-1.0, 1.0);
+  // Probe inputs beyond random: constant rows (y = 1 / width from constant logits, dy one value
+  // per row, so that dy - dot(y, dy) cancels to nearly 0 and the dot's float32 error is all
+  // that is left) and a spike (logits in [-2, 2] with one of 14 per row: y near 1 there, and
+  // the dot's error reaches dx undiminished; largest_y says so to the tolerance).
+  op.input_kinds = {InputKind::random, InputKind::constant, InputKind::spike};
+  op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
+    HostTensor logits{in[0].desc, std::vector<double>(in[0].values.size())};
+    if (c.input_kind == InputKind::constant) fill_constant_rows(logits, rng, -2.0, 2.0);
+    else if (c.input_kind == InputKind::spike) add_spike_per_row(logits, rng, -2.0, 2.0, 14.0);
+    else fill_uniform(logits, rng, -2.0, 2.0);
+    softmax_rows(as_matrix(logits), as_matrix(in[0]));
+    if (c.input_kind == InputKind::constant) fill_constant_rows(in[1], rng, -0.5, 1.5);
+    else
+      for (auto& v : in[1].values) v = 0.5 + rng.uniform(-1.0, 1.0);
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     const auto y = as_matrix(in[0]);
@@ -31,12 +53,11 @@ Op make_softmax_backward_op() {
     return std::vector<HostTensor>{std::move(out)};
   };
   // dot(y, dy) in float32 has an error of at most ~50 u32 * sum |y dy| <= 75 u32 (sum y = 1,
-  // |dy| <= 1.5); it reaches dx multiplied by y <= min(1, e^4 / width): the absolute term.
+  // |dy| <= 1.5); it reaches dx multiplied by y <= largest_y: the absolute term.
   // dy - dot and the product add 2 u32 relative, the output rounding u; float16 outputs below
   // 2^-14 are subnormal (spacing 2^-24).
   op.tolerance = [](const Case& c, std::size_t) {
-    const double ymax = std::min(1.0, std::exp(4.0) / std::max<std::int64_t>(cols_of(c), 1));
-    const double atol = 128 * u32() * 1.5 * ymax + (c.dtype == DType::f16 ? std::ldexp(1.0, -24) : 0.0);
+    const double atol = 128 * u32() * 1.5 * largest_y(c) + (c.dtype == DType::f16 ? std::ldexp(1.0, -24) : 0.0);
     const double rtol = 4 * u32() + (c.dtype == DType::f32 ? 0.0 : dtype_epsilon(c.dtype));
     return Tolerance{atol, rtol, "float32 dot scaled by the largest y, one output rounding"};
   };

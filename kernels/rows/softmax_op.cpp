@@ -2,6 +2,7 @@
 // The input is a [rows, cols] view with the case's row stride; the output is contiguous.
 #include <cmath>
 
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_op.hpp"
 
@@ -11,8 +12,19 @@ Op make_softmax_op() {
   Op op = make_row_op("softmax", "softmax over each row, float32 inside");
   op.inputs = [](const Case& c) { return std::vector<TensorDesc>{row_input(c, "x")}; };
   op.outputs = [](const Case& c) { return std::vector<TensorDesc>{row_output(c, "y", cols_of(c))}; };
-  op.generate = [](const Case&, std::vector<HostTensor>& in, Rng& rng) {
-    for (auto& v : in[0].values) v = rng.uniform(-4.0, 4.0);
+  // Probe inputs beyond random: large logits in [-1e4, 1e4] (float16's spacing there is 8, so
+  // the max stands apart and nearly every other exp underflows; x log2(e) stays far from
+  // overflow in every dtype), constant rows (of such logits: every output 1 / width) and a
+  // spike of 16 in each row of random logits (one output near 1, the others e^-12 to e^-20
+  // of it, where the exponent's error grows with |x - max| and float16 is subnormal).
+  op.input_kinds = {InputKind::random, InputKind::large, InputKind::constant, InputKind::spike};
+  op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
+    switch (c.input_kind) {
+      case InputKind::large: fill_uniform(in[0], rng, -1e4, 1e4); break;
+      case InputKind::constant: fill_constant_rows(in[0], rng, -1e4, 1e4); break;
+      case InputKind::spike: add_spike_per_row(in[0], rng, -4.0, 4.0, 16.0); break;
+      default: fill_uniform(in[0], rng, -4.0, 4.0);
+    }
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     HostTensor out{row_output(c, "y", cols_of(c)), std::vector<double>(in[0].values.size())};

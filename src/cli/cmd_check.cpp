@@ -1,17 +1,61 @@
-// kbench check: every selected variant against the FP64 oracle, no timing.
+// kbench check: every selected variant against the FP64 oracle, no timing; with
+// --tolerance-probe N, the worst error of each op, dtype and variant over N seeds of every
+// input kind, as a share of its tolerance (experiments/tolerance_probe.hpp).
 #include <cstdio>
+#include <memory>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/sweep_options.hpp"
 #include "core/errors.hpp"
 #include "experiments/sweep.hpp"
+#include "experiments/tolerance_probe.hpp"
 
 namespace kbench {
+
+namespace {
+
+// The probe's seed count: a whole number from 1 to a million (UsageError otherwise).
+int parse_probe_seeds(const std::string& text) {
+  std::size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || n <= 0 || n > 1000000)
+    throw UsageError("--tolerance-probe expects a whole number of seeds from 1 to 1000000, got '" + text + "'");
+  return static_cast<int>(n);
+}
+
+void run_probe(const SweepOptions& o, const std::string& seeds) {
+  if (!o.config.empty() || !o.shapes.empty() || !o.params.empty())
+    throw UsageError("--tolerance-probe draws its own shapes and inputs: --config, --shape and --param do not apply");
+  ProbeSettings s;
+  s.seeds = parse_probe_seeds(seeds);
+  s.ops = o.ops;
+  s.variants = o.variants;
+  for (const auto& d : o.dtypes) s.dtypes.push_back(parse_dtype(d));
+  if (o.seed >= 0) s.seed = static_cast<std::uint64_t>(o.seed);
+  s.device = o.device;
+  const std::vector<ProbeCase> cases = plan_tolerance_probe(s);  // bad input fails here, before the GPU
+  const ShareTable table = run_tolerance_probe(s, cases);
+  for (const auto& l : share_report(table)) std::printf("%s\n", l.c_str());
+  if (!table.all_within()) throw Failure("some errors exceed their tolerance");
+}
+
+}  // namespace
 
 void add_check_command(CLI::App& app) {
   auto* sub = app.add_subcommand("check", "Check every selected variant against the FP64 oracle (no timing)");
   auto opts = add_sweep_options(sub, /*timing=*/false);
-  sub->callback([opts] {
+  auto probe_seeds = std::make_shared<std::string>();
+  auto* probe = sub->add_option("--tolerance-probe", *probe_seeds,
+                  "N seeds of every input kind (random and adversarial) per op and dtype: report each "
+                  "variant's worst error as a share of its tolerance");
+  sub->callback([opts, probe_seeds, probe] {
+    if (probe->count() > 0) return run_probe(*opts, *probe_seeds);
     std::vector<std::string> lines;
     const bool ok = check_experiment(sweep_experiment(resolve_sweep_settings(*opts)), lines);
     for (const auto& l : lines) std::printf("%s\n", l.c_str());

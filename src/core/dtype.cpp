@@ -28,6 +28,15 @@ DType parse_dtype(std::string_view name) {
 
 std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
 
+double dtype_max(DType t) {
+  switch (t) {
+    case DType::f32: return std::ldexp(0x1.fffffep0, 127);
+    case DType::f16: return 65504.0;
+    case DType::bf16: return std::ldexp(0x1.fep0, 127);
+  }
+  return 0;
+}
+
 double dtype_epsilon(DType t) {
   switch (t) {
     case DType::f32: return std::ldexp(1.0, -24);

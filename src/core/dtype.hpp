@@ -20,6 +20,8 @@ std::size_t dtype_size(DType t);
 
 // Unit roundoff of the type (2^-24, 2^-11, 2^-8): tolerances are written in these units.
 double dtype_epsilon(DType t);
+// The largest finite value of the type (3.4e38, 65504, 3.39e38): the ceiling of large inputs.
+double dtype_max(DType t);
 
 // Round-to-nearest-even conversions between float and the 16-bit formats' bits.
 std::uint16_t float_to_half_bits(float f);

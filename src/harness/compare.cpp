@@ -11,9 +11,10 @@ namespace kbench {
 
 namespace {
 
-// got_at(k) gives element k of the output. Each piece scans in order up to its own first
-// failure; joined in index order, the first piece with a failure holds the first failure, and
-// the pieces before it (and its part before the failure) are what the serial scan would see.
+// got_at(k) gives element k of the output. Each piece scans in order, noting its own first
+// failure and what came before it; joined in index order, the first piece with a failure holds
+// the first failure, and the pieces before it (and its part before the failure) are what the
+// serial scan would see. The share is a maximum over every element, so any order gives it.
 template <class GotAt>
 Scan scan_pieces(GotAt got_at, const std::vector<double>& ref, const Tolerance& tol) {
   struct Piece {
@@ -27,9 +28,12 @@ Scan scan_pieces(GotAt got_at, const std::vector<double>& ref, const Tolerance& 
     Scan s;
     for (std::int64_t k = begin; k < end; ++k) {
       const Element e = compare_element(got_at(k), ref[static_cast<std::size_t>(k)], tol);
+      // share > s.share is false for a NaN share (never: share() gives infinity instead).
+      if (e.share() > s.share) s.share = e.share();
+      if (s.bad >= 0) continue;  // past the first failure only the share is still wanted
       if (!e.ok) {
         s.bad = k;
-        break;
+        continue;
       }
       if (e.finite && e.ratio() > s.worst_ratio) {
         s.worst_ratio = e.ratio();
@@ -41,6 +45,7 @@ Scan scan_pieces(GotAt got_at, const std::vector<double>& ref, const Tolerance& 
   });
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.begin < b.begin; });
   Scan all;
+  for (const Piece& p : pieces) all.share = std::max(all.share, p.scan.share);
   for (const Piece& p : pieces) {
     if (p.scan.worst_at >= 0 && p.scan.worst_ratio > all.worst_ratio) {
       all.worst_ratio = p.scan.worst_ratio;
@@ -57,6 +62,11 @@ Scan scan_pieces(GotAt got_at, const std::vector<double>& ref, const Tolerance& 
 }  // namespace
 
 double Element::ratio() const { return allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0); }
+
+double Element::share() const {
+  if (!finite) return ok ? 0.0 : INFINITY;
+  return std::isnan(err) ? INFINITY : ratio();  // a NaN got against a finite oracle value
+}
 
 Element compare_element(double got, double ref, const Tolerance& tol) {
   if (std::isnan(ref)) return {std::isnan(got), false};

@@ -207,6 +207,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     const OutputTaken& out = first[i];
     if (!out.guard_ok) {
       info.passed = false;
+      info.share = INFINITY;
       info.detail = "output '" + d.name + "': a write past its end";
       break;
     }
@@ -229,6 +230,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     };
     const Scan scan = dense.empty() ? compare_output(d.dtype, out.bits.data(), ref, tol)
                                     : compare_output(dense, ref, tol);
+    info.share = std::max(info.share, scan.share);
     if (scan.worst_at >= 0 && scan.worst_ratio > worst_ratio) {
       worst_ratio = scan.worst_ratio;
       const Element worst = compare_element(got(scan.worst_at), ref[static_cast<std::size_t>(scan.worst_at)], tol);
@@ -258,6 +260,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     for (std::size_t i = 0; i < second.size(); ++i)
       if (second[i].bits != first[i].bits || !second[i].guard_ok) {
         info.passed = false;
+        info.share = INFINITY;
         info.detail = "a second launch on the same workspace gave different output bits";
         break;
       }

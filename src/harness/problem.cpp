@@ -5,6 +5,17 @@
 
 namespace kbench {
 
+std::string_view input_kind_name(InputKind k) {
+  switch (k) {
+    case InputKind::random: return "random";
+    case InputKind::large: return "large";
+    case InputKind::cancelling: return "cancelling";
+    case InputKind::constant: return "constant";
+    case InputKind::spike: return "spike";
+  }
+  return "?";
+}
+
 double Case::param(const std::string& name) const {
   const auto it = params.find(name);
   if (it == params.end()) throw std::logic_error("case of " + op + " has no parameter '" + name + "'");
@@ -18,6 +29,7 @@ std::string case_label(const Case& c) {
     std::snprintf(buf, sizeof buf, " %s=%g", name.c_str(), value);
     label += buf;
   }
+  if (c.input_kind != InputKind::random) label += " inputs=" + std::string(input_kind_name(c.input_kind));
   return label;
 }
 

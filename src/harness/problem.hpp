@@ -13,6 +13,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -20,6 +21,22 @@
 #include "core/shape.hpp"
 
 namespace kbench {
+
+// What kind of inputs a case is filled with. `random` is each op's own generator, the inputs its
+// tolerance is written for; the others are adversarial kinds for the tolerance probe (kbench
+// check --tolerance-probe), each op choosing those that mean something for it (Problem::
+// input_kinds) and saying in its *_op.cpp how it draws them:
+//   large       magnitudes near the dtype's safe range for the op (the oracle's answer finite)
+//   cancelling  sums that nearly cancel: pairs x, -x with small noise (outputs near 0, where
+//               only the absolute tolerance is left)
+//   constant    rows of one repeated value (rounding errors of one sign, not random ones)
+//   spike       one large element per row among ordinary ones
+enum class InputKind { random, large, cancelling, constant, spike };
+
+inline constexpr InputKind kAllInputKinds[] = {InputKind::random, InputKind::large, InputKind::cancelling,
+                                               InputKind::constant, InputKind::spike};
+
+std::string_view input_kind_name(InputKind k);  // "random", "large", ...
 
 // One measured case: an op at a dtype and shape. Shapes are [n] for elementwise ops,
 // [rows, cols] for row ops, [M, N, K] for GEMM. row_stride (elements; 0 = contiguous) lets
@@ -32,12 +49,16 @@ struct Case {
   // The op's parameters beyond dtype and shape (rmsnorm's eps, a backward's flags), by name:
   // each op declares those it takes with their defaults (Op::params), and a case holds them all.
   std::map<std::string, double> params = {};
+  // The kind of inputs generate() draws (random but for the tolerance probe); a tolerance may
+  // read it where its size depends on the inputs' magnitude.
+  InputKind input_kind = InputKind::random;
   // The parameter `name`; throws std::logic_error when the case does not hold it (a bug: the
   // sweep and the tests fill every declared parameter).
   double param(const std::string& name) const;
 };
 
-// "softmax float16 4096x4096", with its parameters if it has any: "... eps=1e-05"
+// "softmax float16 4096x4096", with its parameters if it has any: "... eps=1e-05", and its
+// input kind unless random: "... inputs=large"
 std::string case_label(const Case& c);
 
 // A tensor an op reads or writes: a 2-D row-major view (a 1-D tensor is one row).
@@ -91,8 +112,11 @@ struct Problem {
   std::vector<std::string> sources;
   std::function<std::vector<TensorDesc>(const Case&)> inputs;
   std::function<std::vector<TensorDesc>(const Case&)> outputs;
-  // Fills the inputs' values (already sized); must not produce only zeros.
+  // Fills the inputs' values (already sized) with inputs of the case's input_kind; must not
+  // produce only zeros.
   std::function<void(const Case&, std::vector<HostTensor>& inputs, Rng&)> generate;
+  // The input kinds generate() knows (random always); other kinds are never asked of it.
+  std::vector<InputKind> input_kinds = {InputKind::random};
   // FP64 reference, computed from the inputs as the device will see them (rounded to dtype).
   std::function<std::vector<HostTensor>(const Case&, const std::vector<HostTensor>& inputs)> oracle;
   std::function<Tolerance(const Case&, std::size_t output_index)> tolerance;

@@ -19,6 +19,11 @@ struct CheckInfo {
   double max_err = 0;    // largest |out - ref| over all elements and outputs
   double tolerance = 0;  // the allowed error at that element (atol + rtol * |ref|)
   std::string detail;    // first failure, or empty
+  // The largest |out - ref| / (atol + rtol |ref|) over every element of the outputs up to the
+  // first failing one, that one included (infinity for a wrong NaN or infinity, a write past
+  // the end, or outputs that differ between launches): above 1 exactly when the check failed.
+  // What the tolerance probe reports; not written to records.
+  double share = 0;
 };
 
 struct Record {

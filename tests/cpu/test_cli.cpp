@@ -123,6 +123,17 @@ TEST(Cli, StrictConfigs) {
   }
 }
 
+// The tolerance probe refuses bad input before it looks for a GPU.
+TEST(Cli, ToleranceProbeBadInput) {
+  for (const char* n : {"0", "-3", "abc", "2.5", "3x", "1000001"})
+    expect_one_line_usage_error(std::string("check --tolerance-probe=") + n, "--tolerance-probe expects a whole number");
+  expect_one_line_usage_error("check --tolerance-probe 3 --shape 4x4", "--shape and --param do not apply");
+  expect_one_line_usage_error("check --tolerance-probe 3 --config configs/quick.json", "do not apply");
+  expect_one_line_usage_error("check --tolerance-probe 3 --op softmaxx", "unknown op 'softmaxx'");
+  expect_one_line_usage_error("check --tolerance-probe 3 --op add --variant nope", "unknown variant 'nope'");
+  expect_one_line_usage_error("check --tolerance-probe 3 --dtype float64", "float64");
+  expect_one_line_usage_error("check --tolerance-probe", "tolerance-probe");
+}
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
 
 TEST(Cli, HelpExitsZeroForEveryCommand) {

@@ -1,0 +1,86 @@
+#include "experiments/tolerance_probe.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/errors.hpp"
+#include "device/device_info.hpp"
+#include "harness/prepare.hpp"
+#include "kernels/all_ops.hpp"
+
+namespace kbench {
+
+namespace {
+
+// FNV-1a of a case's label and seed index, mixed with the base seed: each set of inputs has a
+// seed of its own that does not depend on which other cases were selected.
+std::uint64_t inputs_seed(std::uint64_t base, const Case& c, int seed) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char ch : case_label(c) + "#" + std::to_string(seed)) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 0x100000001b3ULL;
+  }
+  return h ^ base;
+}
+
+bool selected(const std::vector<std::string>& names, const std::string& name) {
+  return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+std::vector<Shape> probe_shapes(std::size_t rank) {
+  if (rank == 1) return {{1}, {1000}, {65537}};
+  if (rank == 2) return {{1, 1}, {7, 64}, {3, 1000}, {5, 8193}, {2, 32769}};
+  return {};
+}
+
+std::vector<ProbeCase> plan_tolerance_probe(const ProbeSettings& s) {
+  if (s.seeds <= 0) throw UsageError("--tolerance-probe expects a positive number of seeds");
+  for (const auto& name : s.ops) registry().op(name);  // UsageError for an unknown op
+  std::vector<ProbeCase> cases;
+  std::vector<std::string> variants_seen;
+  for (const Op& op : registry().ops()) {
+    if (!selected(s.ops, op.name)) continue;
+    for (const DType dt : kAllDTypes) {
+      if (!s.dtypes.empty() && std::find(s.dtypes.begin(), s.dtypes.end(), dt) == s.dtypes.end()) continue;
+      for (const InputKind kind : op.input_kinds)
+        for (const Shape& shape : probe_shapes(op.shape_rank)) {
+          ProbeCase pc{make_case(op, dt, shape), {}};
+          pc.c.input_kind = kind;
+          for (const Variant* v : registry().variants(op.name))
+            if (selected(s.variants, v->name) && v->unsupported(pc.c).empty()) {
+              pc.variants.push_back(v);
+              variants_seen.push_back(v->name);
+            }
+          if (!pc.variants.empty()) cases.push_back(std::move(pc));
+        }
+    }
+  }
+  for (const auto& name : s.variants)
+    if (std::find(variants_seen.begin(), variants_seen.end(), name) == variants_seen.end())
+      throw UsageError("unknown variant '" + name + "' (no selected op has it on the probe's shapes)");
+  if (cases.empty()) throw UsageError("the tolerance probe has no case to run for this selection");
+  return cases;
+}
+
+ShareTable run_tolerance_probe(const ProbeSettings& s, const std::vector<ProbeCase>& cases) {
+  select_device(s.device);
+  ShareTable table;
+  for (const ProbeCase& pc : cases) {
+    const Problem& problem = registry().op(pc.c.op);
+    spdlog::debug("probing {}", case_label(pc.c));
+    for (int seed = 0; seed < s.seeds; ++seed) {
+      Rng rng(inputs_seed(s.seed, pc.c, seed));
+      const PreparedCase prepared = prepare_case(problem, pc.c, rng);
+      for (const Variant* v : pc.variants) {
+        const CheckInfo info = check_variant(prepared, *v, nullptr);
+        table.add(ProbeCheck{pc.c.op, v->name, pc.c.dtype, pc.c.shape, pc.c.input_kind, seed, info.share, info.detail});
+      }
+    }
+  }
+  return table;
+}
+
+}  // namespace kbench

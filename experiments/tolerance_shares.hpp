@@ -1,0 +1,47 @@
+// What the tolerance probe reports (experiments/tolerance_probe.hpp), kept apart from running it
+// so that the CPU tests can drive it: every check's worst error as a share of its tolerance
+// (CheckInfo::share: |out - ref| / (atol + rtol |ref|), above 1 a failure), gathered into the
+// worst share of each op, dtype and variant and the input kind, shape and seed that gave it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/problem.hpp"
+
+namespace kbench {
+
+// One check of the probe: a variant on one seed of one input kind at one shape.
+struct ProbeCheck {
+  std::string op, variant;
+  DType dtype = DType::f32;
+  Shape shape;
+  InputKind kind = InputKind::random;
+  int seed = 0;  // 0 .. N-1
+  double share = 0;
+  std::string detail;  // the check's first failure, if any
+};
+
+// The worst check of one op, dtype and variant (the first of equal shares), and how many ran.
+struct WorstShare {
+  ProbeCheck worst;
+  int checks = 0;
+};
+
+class ShareTable {
+ public:
+  void add(const ProbeCheck& check);
+  // One row per op, dtype and variant, in the order they were first added.
+  const std::vector<WorstShare>& rows() const { return rows_; }
+  // Every share within its tolerance (<= 1); true for an empty table.
+  bool all_within() const;
+
+ private:
+  std::vector<WorstShare> rows_;
+};
+
+// The report: a line per op, dtype and variant ("ok" or "FAIL", the worst share, where it was
+// found, how many checks), then a line per op and dtype with the worst over its variants.
+std::vector<std::string> share_report(const ShareTable& table);
+
+}  // namespace kbench
