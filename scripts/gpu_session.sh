@@ -20,7 +20,8 @@
 # The sweeps come before the tests because they are what must come from one GPU and they check
 # every variant against the oracle before timing it anyway; a session that ran out of time in
 # its sweeps, after 3 minutes of tests, brought back neither.
-# Extra kbench run flags go in KBENCH_RUN_FLAGS; GPU_TEST_FILTER narrows the gtest run and
+# EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below). Extra kbench run
+# flags go in KBENCH_RUN_FLAGS; GPU_TEST_FILTER narrows the gtest run and
 # SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
 # them. TORCH_CONFIG=configs/side_by_side.json (or several configs, space-separated) also runs
 # the PyTorch script on each after kbench and
@@ -101,6 +102,21 @@ if [ -n "${TORCH_CONFIG:-}" ]; then
   ./$build/kbench report "$OUT"/results/sweep/*.json --out "$OUT/results/SUMMARY.md" ||
     echo "report failed"
 fi
+
+# The other experiments, after the sweeps and PyTorch: EXPERIMENTS="probe spec tolerance
+# grid:softmax grid:rmsnorm ..." (each result under $OUT/results/<experiment>/; tolerance
+# prints its table into the log).
+STEP_LOG=${STEP_LOG:-/dev/null}
+for e in ${EXPERIMENTS:-}; do
+  case $e in
+    probe | spec) step "$e" ./$build/kbench "$e" --out "$OUT/results" ;;
+    tolerance) step "$e" ./$build/kbench check --tolerance-probe "${TOLERANCE_SEEDS:-100}" ;;
+    grid:*) step "$e" ./$build/kbench grid --op "${e#grid:}" --out "$OUT/results" ;;
+    *) echo "unknown experiment '$e' in EXPERIMENTS" >&2; false ;;
+  esac
+  echo "$e: rc=$? after $(( $(date +%s) - start )) s"
+  tail -15 "$STEP_LOG"
+done
 
 if [ -n "${SANITIZE:-}" ]; then
   step sanitize scripts/sanitize.sh $build
