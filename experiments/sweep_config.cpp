@@ -120,6 +120,8 @@ nlohmann::json parse_config_json(const std::string& text, const std::string& nam
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError("config '" + name + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception&) {  // out_of_range: a number past double's range (fuzzing found 1e432)
+    throw UsageError("config '" + name + "' holds a number too large to read");
   }
   if (!j.is_object()) throw UsageError("config '" + name + "': expected a JSON object");
   return j;

@@ -250,7 +250,7 @@ Result read_result(const std::filesystem::path& file) {
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double's range
     throw UsageError(file.string() + ": not valid JSON: " + e.what());
   }
   try {

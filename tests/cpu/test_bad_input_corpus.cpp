@@ -102,6 +102,7 @@ TEST(BadInputCorpus, ResultFiles) {
       {"a JSON array", "[]"},
       {"a JSON string", "\"result\""},
       {"no records", "{\"schema\": \"kbench/result/v1\"}"},
+      {"a number past double's range (found by fuzzing)", "{\"schema\": \"kbench/result/v1\", \"records\": [1e999]}"},
   };
   const auto edited = [&](const std::string& from, const std::string& to) {
     std::string text = good;

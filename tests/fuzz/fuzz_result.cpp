@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(data, data + size);
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {  // read_result turns these into a UsageError
     return 0;
   }
   try {
