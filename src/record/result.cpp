@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <type_traits>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
@@ -63,17 +64,29 @@ class FieldReader {
   template <class Int>
   std::vector<Int> integers(const char* key) const {
     std::vector<Int> out;
-    for (const json& v : array(key)) {
-      if (!v.is_number_integer()) fail(key, "must hold only integers");
-      out.push_back(v.get<Int>());
-    }
+    for (const json& v : array(key)) out.push_back(integer_value<Int>(v, key, "must hold only integers"));
     return out;
+  }
+  // A whole number that fits Int, or fail: nlohmann's get<int> of 1.4e50 is undefined
+  // behaviour (UBSan, under the result fuzzer), and of 2^40 a silent wrap.
+  template <class Int>
+  Int integer_value(const json& v, const char* key, const char* what) const {
+    if (!v.is_number_integer()) fail(key, what);
+    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<Int>::max())
+                               : v.get<std::int64_t>() < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
+                                     v.get<std::int64_t>() > static_cast<std::int64_t>(std::numeric_limits<Int>::max()))
+      fail(key, "holds a number out of range");
+    return static_cast<Int>(v.get<std::int64_t>());
   }
   // Optional fields keep the default of the struct when absent.
   template <class T>
   void optional(const char* key, T& out) const {
     auto it = obj_.find(key);
     if (it == obj_.end()) return;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      out = integer_value<T>(*it, key, "must be a whole number");
+      return;
+    }
     try {
       out = it->get<T>();
     } catch (const json::exception&) {

@@ -110,6 +110,7 @@ TEST(BadInputCorpus, ResultFiles) {
     if (at != std::string::npos) text.replace(at, from.size(), to);
     return text;
   };
+  bad.push_back({"an int field of 1.4e50 (found by fuzzing)", edited("\"launches_per_sample\": 1", "\"launches_per_sample\": 1.4e50")});
   bad.push_back({"another schema", edited("\"schema\": \"kbench/result/v1\"", "\"schema\": \"kbench/result/v9\"")});
   bad.push_back({"records an object", edited("\"records\": [", "\"records\": {\"x\": [") + "}"});
   for (const auto& [what, text] : bad) {
