@@ -5,9 +5,9 @@
 # leak, uncaught exception or undefined behaviour fails the run; the input that caused it is
 # left in build-fuzz/<target>/ (crash-*, leak-*) to be added to the corpus once fixed.
 #   scripts/fuzz.sh [seconds per target, default 60]
-# FUZZ_SEED (default 1) fixes libFuzzer's mutations, so that a CI run repeats the last one
-# (as far as the time bound lets it) rather than failing on a new random find; a different
-# seed explores further.
+# FUZZ_SEED (default 1) and FUZZ_RUNS (default 400000 inputs, the time bound cuts it short on
+# a slow machine) fix libFuzzer's sequence of inputs, so that a CI run repeats the last one, or
+# a prefix of it, rather than failing on a new random find. Another seed explores further.
 # Needs clang++ with libFuzzer (Debian: clang and libclang-rt-N-dev; scripts/setup.sh).
 # The targets are built here from the few host sources they need, not through CMake: they
 # must be compiled by clang with -fsanitize=fuzzer, which the CUDA build does not use.
@@ -37,7 +37,8 @@ for target in shape sweep_config result; do
   cp -n tests/fuzz/corpus/$target/* "$out/$target/corpus/"
   echo "fuzz $target: ${seconds}s"
   if ! (cd "$out/$target" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        "../fuzz_$target" -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" -max_len=65536 -print_final_stats=1 corpus \
+        "../fuzz_$target" -runs="${FUZZ_RUNS:-400000}" -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" \
+        -max_len=65536 -print_final_stats=1 corpus \
         >log 2>&1); then
     echo "fuzz $target: FAILED (build-fuzz/$target/log)"; tail -30 "$out/$target/log"; status=1
   else
