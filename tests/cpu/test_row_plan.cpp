@@ -308,6 +308,28 @@ TEST(RowSumTolerance, CatchesSerialDriftAtWidth2Pow20) {
   EXPECT_LE(std::fabs(level[0] - exact), allowed);
 }
 
+// Rows of one value: the errors share the sum's sign, so the tolerance grows with |sum| (rtol
+// 32 u32 more); a serial float32 sum still drifts past it at width 2^20 and the kernels' tree
+// order stays within it. The value is about the largest the op generates there (2^15 / width);
+// a dropped element at this width is left to the random rows' tighter bound to catch.
+TEST(RowSumTolerance, ConstantRowsCatchSerialDriftAndPassTheTree) {
+  const Op& op = registry().op("row_sum");
+  Case c{"row_sum", DType::f32, {1, 1 << 20}, 0};
+  c.input_kind = InputKind::constant;
+  const Tolerance tol = op.tolerance(c, 0);
+  const float v = 0.0312499f;
+  const double exact = static_cast<double>(v) * (1 << 20);
+  float serial = 0;
+  for (int i = 0; i < (1 << 20); ++i) serial += v;
+  float chunk = 0;
+  for (int j = 0; j < 32; ++j) chunk += v;
+  float tree = chunk;  // 2^15 equal chunk sums: every level adds two equal values
+  for (int level = 0; level < 15; ++level) tree += tree;
+  const double allowed = tol.atol + tol.rtol * std::fabs(exact);
+  EXPECT_GT(std::fabs(serial - exact), allowed) << "serial float32 sum should drift past " << allowed;
+  EXPECT_LE(std::fabs(tree - exact), allowed);
+}
+
 }  // namespace
 }  // namespace kbench::rows
 
