@@ -92,10 +92,7 @@ nlohmann::json summary_json(const RegretSummary& s, bool per_cell) {
   return j;
 }
 
-nlohmann::json grid_analysis(const Result& r) {
-  const GridData d = grid_data(r);
-  const RegretSummary s = regret_of(d.cells, [](const GridTimes& c) { return c.rule; });
-  nlohmann::json j = summary_json(s, true);
+nlohmann::json off_cells_json(const RegretSummary& s) {
   std::vector<CellRegret> off;
   for (const CellRegret& c : s.per_cell)
     if (c.regret > kOffRegret) off.push_back(c);
@@ -104,7 +101,14 @@ nlohmann::json grid_analysis(const Result& r) {
   for (const CellRegret& c : off)
     list.push_back(cell_name(c.dtype, c.rows, c.width) + ": " + c.choice + " " + std::to_string(c.choice_us) +
                    " us against " + c.best + " " + std::to_string(c.best_us));
-  j["off_cells"] = list;
+  return list;
+}
+
+nlohmann::json grid_analysis(const Result& r) {
+  const GridData d = grid_data(r);
+  const RegretSummary s = regret_of(d.cells, [](const GridTimes& c) { return c.rule; });
+  nlohmann::json j = summary_json(s, true);
+  j["off_cells"] = off_cells_json(s);
   j["op"] = d.op;
   return j;
 }

@@ -58,6 +58,9 @@ RegretSummary regret_of(const std::vector<GridTimes>& cells, const PlanChooser& 
 // {cells, mean, p95, off, untimed} and, with per_cell, every cell's regret.
 nlohmann::json summary_json(const RegretSummary& s, bool per_cell);
 
+// The cells more than 10% off, worst first: "bfloat16 4x8192: <choice> <us> us against <best> <us>".
+nlohmann::json off_cells_json(const RegretSummary& s);
+
 // What extra.grid.analysis holds: the current rule's summary with every cell, and the cells
 // more than 10% off, worst first.
 nlohmann::json grid_analysis(const Result& r);

@@ -77,8 +77,11 @@ std::string fit_markdown(const json& f) {
          dec.value("why", "") + ".\nThresholds: " + thresholds(dec.value("thresholds", json::object())) + ".\n";
   const json held = dec.value("held_out", json::object());
   out += "Held out: " + summary_line(held) + "; goal (mean <= 2%, at most 10 cells off) " +
-         (held.value("meets_goal", false) ? "met" : "not met") + ".\n\n";
-  return out;
+         (held.value("meets_goal", false) ? "met" : "not met") + ".\n";
+  const json off = held.value("off_cells", json::array());
+  if (!off.empty()) out += "\nHeld-out cells more than 10% off under these thresholds:\n";
+  for (const auto& line : off) out += "- " + line.get<std::string>() + "\n";
+  return out + "\n";
 }
 
 }  // namespace kbench
