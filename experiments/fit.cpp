@@ -86,12 +86,13 @@ nlohmann::json held_out_json(const RegretSummary& s) {
 }  // namespace
 
 RuleParams params_of(const rows::RowRules& r) {
-  return {r.split_below_divisor, r.auto_resident_vecs, r.chunk_8192_per_sm, r.chunk_4096_per_sm, r.chunk_counts_rows,
-          r.warp_max_vecs,       r.eight_vectors_above};
+  return {r.split_below_divisor, r.split_above_width, r.auto_resident_vecs, r.chunk_8192_per_sm,
+          r.chunk_4096_per_sm,   r.chunk_counts_rows, r.warp_max_vecs,      r.eight_vectors_above};
 }
 
 rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
   r.split_below_divisor = p.split_below_divisor;
+  r.split_above_width = p.split_above_width;
   r.auto_resident_vecs = p.auto_resident_vecs;
   r.chunk_8192_per_sm = p.chunk_8192_per_sm;
   r.chunk_4096_per_sm = p.chunk_4096_per_sm;
@@ -102,7 +103,8 @@ rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
 }
 
 nlohmann::json to_json(const RuleParams& p) {
-  return {{"split_below_divisor", p.split_below_divisor}, {"auto_resident_vecs", p.auto_resident_vecs},
+  return {{"split_below_divisor", p.split_below_divisor}, {"split_above_width", p.split_above_width},
+          {"auto_resident_vecs", p.auto_resident_vecs},
           {"chunk_8192_per_sm", p.chunk_8192_per_sm},     {"chunk_4096_per_sm", p.chunk_4096_per_sm},
           {"chunk_counts_rows", p.chunk_counts_rows},     {"warp_max_vecs", p.warp_max_vecs},
           {"eight_vectors_above", p.eight_vectors_above}};
@@ -115,17 +117,18 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current) {
       current.block_eight_vectors_f32 ? std::vector<std::int64_t>{0, 128, 256, 512}
                                       : std::vector<std::int64_t>{current.eight_vectors_above};
   for (const int divisor : {1, 2, 3, 4, 6, 8, kNeverSplit})
-    for (const std::int64_t resident : {256, 512, 1024, 2048, 4096})
-      for (const int a : per_sm)
-        for (const int b : per_sm) {
-          if (b < a) continue;
-          for (const bool by_rows : {false, true})
-            for (const std::int64_t warp_max : {32, 64, 128, 256})
-              for (const std::int64_t eight : eights) {
-                const RuleParams p{divisor, resident, a, b, by_rows, warp_max, eight};
-                if (!(p == out.front())) out.push_back(p);
-              }
-        }
+    for (const std::int64_t split_width : {8192, 16384, 32768, 65536})
+      for (const std::int64_t resident : {256, 512, 1024, 2048, 4096})
+        for (const int a : per_sm)
+          for (const int b : per_sm) {
+            if (b < a) continue;
+            for (const bool by_rows : {false, true})
+              for (const std::int64_t warp_max : {32, 64, 128, 256})
+                for (const std::int64_t eight : eights) {
+                  const RuleParams p{divisor, split_width, resident, a, b, by_rows, warp_max, eight};
+                  if (!(p == out.front())) out.push_back(p);
+                }
+          }
   return out;
 }
 

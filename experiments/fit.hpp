@@ -24,6 +24,7 @@ namespace kbench {
 // The thresholds of RowRules that the fit searches.
 struct RuleParams {
   int split_below_divisor = 2;
+  std::int64_t split_above_width = 8192;
   std::int64_t auto_resident_vecs = 4096;
   int chunk_8192_per_sm = 4;
   int chunk_4096_per_sm = 8;

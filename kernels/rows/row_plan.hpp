@@ -63,8 +63,10 @@ struct RowRules {
   std::int64_t eight_vectors_above = 0;
   // Looped plans read each row twice: the rows in flight are capped to fit half of L2.
   bool two_pass = true;
-  // Rows below sms / split_below_divisor (of widths past 8192) are split across blocks.
+  // Rows below sms / split_below_divisor, of widths past split_above_width (8192 or more: the
+  // grid times split plans from there), are split across blocks.
   int split_below_divisor = 2;
+  std::int64_t split_above_width = 8192;
   // The looped chunk follows the blocks an SM can keep in flight (per_sm: 16, or for a two-pass
   // op the rows that fit half of L2, fewer for wider rows; with chunk_counts_rows also at most
   // the rows per SM): 8192 up to chunk_8192_per_sm, 4096 up to chunk_4096_per_sm, else 2048.
