@@ -28,16 +28,29 @@ Op make_softmax_op();  // softmax_op.cpp
 
 namespace {
 
-// softmax reads its row twice outside registers (looped and split re-read it from L2), keeps
-// the whole row resident up to 1024 threads x 4 vectors, and splits only below half the SMs:
-// its split pays a second kernel, which lost to looping at 128x32769 (14.3 vs 16.3 us float32).
+// softmax reads its row twice outside registers (looped and split re-read it from L2).
 // float32 block plans hold 8 vectors per thread (up to 256 threads, 2048 vectors): the exps
 // replace the raw vectors in the same 32 registers, so the kernel stays at 64 registers and a
 // row takes half the threads. Registers, not threads, cap how many blocks an SM holds, so
 // twice the bytes are in flight per SM: 8192x8192 went from 83.2% to 91.9% of copy bandwidth
 // (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors), so they
 // keep 4. Each split piece keeps (max, sum) as two floats.
-constexpr RowRules kRules{.max_threads_8 = 256, .block_eight_vectors_f32 = true, .split_piece_bytes = 2 * sizeof(float)};
+// The plan thresholds are `kbench fit`'s (results/fit/fit-20261201T125416Z-02a798.json), from
+// two bfloat16 grids of one H200 call (results/grid/; figures from the second, 6b1c87): rows of
+// more than 64 vectors take a block (1x2048: 2.13 us in a 64-thread block, 2.81 in a warp of
+// 8 vectors), rows of more than 2048 vectors loop (1056x32768: 49.9 us looped, 59.0
+// resident), and rows below the SM count split only past 16384 elements (8x8193: 3.13 us
+// resident, 5.21 split). Held-out mean regret 0.6%, 7 of 345 cells more than 10% off; the
+// thresholds before: 9.0%, 67 cells. float32 and float16 follow the same thresholds in vectors
+// (bytes), unfitted: the rows sweep checks them.
+constexpr RowRules kRules{.max_threads_8 = 256,
+                          .auto_resident_vecs = 2048,
+                          .warp_max_vecs = 64,
+                          .block_eight_vectors_f32 = true,
+                          .split_below_divisor = 1,
+                          .split_above_width = 16384,
+                          .chunk_4096_per_sm = 4,
+                          .split_piece_bytes = 2 * sizeof(float)};
 
 constexpr int kLoopVecs = 4;
 

@@ -155,8 +155,13 @@ TEST(GridAnalysis, AFailedPlanIsLeftOutAndAResultWithoutCellsIsRefused) {
   EXPECT_THROW(grid_data(r), UsageError);
 }
 
-// Split wins by far for every row count below the SM count, where the current softmax rule
-// (split below half the SMs) loops: a better rule (split_below_divisor 1) exists.
+// The fit tests run on softmax_backward because its rule splits rows only below half the SMs
+// (split_below_divisor 2, the default): the synthetic runs below make splitting below all of
+// them pay. Should its rule change, pick another op whose rule still has the default.
+const char* const kFitOp = "softmax_backward";
+
+// Split wins by far for every row count below the SM count, where the current rule (split below
+// half the SMs) loops: a better rule (split_below_divisor 1) exists.
 double split_wins(std::int64_t rows, std::int64_t width, const rows::RowPlan& p, double jitter) {
   const double base = 10.0 + jitter;
   if (p.kind == rows::RowKind::split) return rows < 132 ? base : 2 * base;
@@ -165,8 +170,9 @@ double split_wins(std::int64_t rows, std::int64_t width, const rows::RowPlan& p,
 }
 
 TEST(Fit, ABetterRuleIsAdoptedWhenItWinsOnTheHeldOutRun) {
-  const Result a = synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0");
-  const Result b = synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1");
+  ASSERT_EQ(rows::row_rules(kFitOp).split_below_divisor, 2);
+  const Result a = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0");
+  const Result b = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1");
   const nlohmann::json f = fit_grids(a, b, "A", "B");
   EXPECT_TRUE(f["decision"]["adopt"].get<bool>()) << f.dump(1);
   EXPECT_EQ(f["decision"]["thresholds"]["split_below_divisor"], 1);
@@ -186,8 +192,9 @@ TEST(Fit, AGainWithinTheRunsOwnDifferenceIsRefused) {
       return width > 8192 && rows < 132 && p.kind == rows::RowKind::looped && p.chunk != 8192 ? 10.5 : 10.0;
     };
   };
-  const Result a = synthetic_grid("softmax", kRows, kWidths, run(0.99), "t0");
-  const Result b = synthetic_grid("softmax", kRows, kWidths, run(1.03), "t1");
+  ASSERT_EQ(rows::row_rules(kFitOp).split_below_divisor, 2);
+  const Result a = synthetic_grid(kFitOp, kRows, kWidths, run(0.99), "t0");
+  const Result b = synthetic_grid(kFitOp, kRows, kWidths, run(1.03), "t1");
   const nlohmann::json f = fit_grids(a, b, "A", "B");
   EXPECT_FALSE(f["decision"]["adopt"].get<bool>()) << f.dump(1);
   EXPECT_EQ(f["decision"]["thresholds"], f["current"]["thresholds"]);
@@ -219,8 +226,8 @@ TEST(Fit, TheCommandRefusesMismatchedFilesInOneLineAndWritesNothing) {
 
 TEST(Fit, TheCommandWritesAFitResultThatTheReportReads) {
   test::TempDir dir;
-  const auto a = write_result(synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0"), dir.path());
-  const auto b = write_result(synthetic_grid("softmax", kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1"), dir.path());
+  const auto a = write_result(synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0"), dir.path());
+  const auto b = write_result(synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1"), dir.path());
   const auto out = dir.path() / "out";
   const test::CommandResult o = test::run_kbench("--quiet fit " + a.string() + " " + b.string() + " --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
