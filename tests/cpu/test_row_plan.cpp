@@ -39,12 +39,9 @@ TEST(RowPlan, PinnedTable) {
       // op rows width dtype kind threads lanes vecs chunk segments segment blocks
       {S, 1, 1, f32, K::resident, 128, 4, 1, 0, 1, 0, 1},
       {R, 3, 7, f16, K::resident, 128, 8, 1, 0, 1, 0, 1},
-      // softmax's thresholds are kbench fit's (kernels/rows/softmax.cu): rows of more than 64
-      // vectors take a block, rows of more than 2048 vectors loop, rows below the SM count split
-      // past 16384 elements.
-      {S, 199, 760, f32, K::resident, 64, 64, 8, 0, 1, 0, 199},
-      {S, 16384, 1024, f32, K::resident, 64, 64, 8, 0, 1, 0, 16384},
-      {S, 16384, 1024, bf16, K::resident, 64, 64, 4, 0, 1, 0, 16384},
+      {S, 199, 760, f32, K::resident, 128, 32, 8, 0, 1, 0, 50},
+      {S, 16384, 1024, f32, K::resident, 128, 32, 8, 0, 1, 0, 4096},
+      {S, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
       // float32 softmax blocks hold 8 vectors per thread up to 2048 vectors (256 threads).
       {S, 4096, 4096, f32, K::resident, 128, 128, 8, 0, 1, 0, 4096},
       {S, 4096, 4096, bf16, K::resident, 128, 128, 4, 0, 1, 0, 4096},
@@ -52,14 +49,17 @@ TEST(RowPlan, PinnedTable) {
       {S, 100, 1100, f32, K::resident, 64, 64, 8, 0, 1, 0, 100},
       {B, 8192, 8192, f32, K::resident, 512, 512, 4, 0, 1, 0, 8192},
       {S, 8192, 8192, f16, K::resident, 256, 256, 4, 0, 1, 0, 8192},
+      // softmax rows of more than 2048 vectors loop (kbench fit's threshold, kernels/rows/softmax.cu).
       {S, 8192, 16384, f32, K::looped, 512, 512, 4, 8192, 1, 0, 396},
       {B, 8192, 16384, f32, K::looped, 512, 512, 4, 8192, 1, 0, 396},
       {S, 1024, 65536, f32, K::looped, 512, 512, 4, 8192, 1, 0, 132},
       {R, 1024, 65536, f32, K::looped, 128, 128, 4, 2048, 1, 0, 1024},
       {S, 64, 131072, f32, K::split, 256, 256, 4, 4096, 9, 14592, 576},
       {S, 4, 32769, f32, K::split, 256, 256, 4, 4096, 9, 3712, 36},  // no more pieces than chunks
-      // 128 rows, below the SM count: softmax and row_sum split.
-      {S, 128, 32769, bf16, K::split, 256, 256, 4, 8192, 5, 6656, 640},
+      // 128 rows: softmax loops (split only below half the SMs), row_sum still splits.
+      {S, 128, 32769, bf16, K::looped, 256, 256, 4, 8192, 1, 0, 128},
+      // softmax splits few rows only past 16384 elements (kbench fit's threshold).
+      {S, 8, 12288, bf16, K::resident, 512, 512, 4, 0, 1, 0, 8},
       {R, 128, 32769, f32, K::split, 256, 256, 4, 4096, 5, 6656, 640},
       // row_sum holds up to 2048 vectors (512 threads x 4) and loops past them.
       {R, 4096, 4096, f32, K::resident, 256, 256, 4, 0, 1, 0, 4096},
