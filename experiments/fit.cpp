@@ -1,5 +1,6 @@
 #include "experiments/fit.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <tuple>
@@ -50,8 +51,8 @@ bool better(const RegretSummary& a, const RegretSummary& b) {
 
 // The candidate with the lowest mean regret on `d` (then fewest cells off; the current
 // thresholds win ties). A candidate that would choose a plan the grid did not time is skipped.
-Fitted fit_on(const GridData& d, const rows::RowRules& base) {
-  const std::vector<RuleParams> space = rule_space(base);
+Fitted fit_on(const GridData& d, const rows::RowRules& base, const std::vector<std::string>& held) {
+  const std::vector<RuleParams> space = rule_space(base, held);
   Fitted best{space.front(), regret_of(d.cells, chooser(with_params(base, space.front()), d.dev))};
   for (std::size_t i = 1; i < space.size(); ++i) {
     RegretSummary s = regret_of(d.cells, chooser(with_params(base, space[i]), d.dev));
@@ -86,13 +87,15 @@ nlohmann::json held_out_json(const RegretSummary& s) {
 }  // namespace
 
 RuleParams params_of(const rows::RowRules& r) {
-  return {r.split_below_divisor, r.split_above_width, r.auto_resident_vecs, r.chunk_8192_per_sm,
-          r.chunk_4096_per_sm,   r.chunk_counts_rows, r.warp_max_vecs,      r.eight_vectors_above};
+  return {r.split_below_divisor, r.split_above_width, r.split_all_sms_above_width, r.auto_resident_vecs,
+          r.chunk_8192_per_sm,   r.chunk_4096_per_sm, r.chunk_counts_rows,         r.warp_max_vecs,
+          r.eight_vectors_above};
 }
 
 rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
   r.split_below_divisor = p.split_below_divisor;
   r.split_above_width = p.split_above_width;
+  r.split_all_sms_above_width = p.split_all_sms_above_width;
   r.auto_resident_vecs = p.auto_resident_vecs;
   r.chunk_8192_per_sm = p.chunk_8192_per_sm;
   r.chunk_4096_per_sm = p.chunk_4096_per_sm;
@@ -104,35 +107,61 @@ rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
 
 nlohmann::json to_json(const RuleParams& p) {
   return {{"split_below_divisor", p.split_below_divisor}, {"split_above_width", p.split_above_width},
-          {"auto_resident_vecs", p.auto_resident_vecs},
+          {"split_all_sms_above_width", p.split_all_sms_above_width}, {"auto_resident_vecs", p.auto_resident_vecs},
           {"chunk_8192_per_sm", p.chunk_8192_per_sm},     {"chunk_4096_per_sm", p.chunk_4096_per_sm},
           {"chunk_counts_rows", p.chunk_counts_rows},     {"warp_max_vecs", p.warp_max_vecs},
           {"eight_vectors_above", p.eight_vectors_above}};
 }
 
-std::vector<RuleParams> rule_space(const rows::RowRules& current) {
+void validate_held(const std::vector<std::string>& held) {
+  const nlohmann::json names = to_json(RuleParams{});
+  for (const std::string& name : held)
+    if (!names.contains(name)) throw UsageError("fit: --hold '" + name + "' is not a threshold the fit searches");
+}
+
+std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vector<std::string>& held) {
+  validate_held(held);
+  const nlohmann::json now = to_json(params_of(current));
+  std::vector<RuleParams> space{RuleParams{}};
+  // Every value of one threshold for every candidate so far.
+  const auto vary = [&space](auto member, const auto& values) {
+    std::vector<RuleParams> next;
+    for (const RuleParams& p : space)
+      for (const auto v : values) {
+        RuleParams q = p;
+        q.*member = v;
+        next.push_back(q);
+      }
+    space.swap(next);
+  };
+  using W = std::vector<std::int64_t>;
+  const std::vector<int> per_sm{0, 1, 2, 4, 8, 16};
+  vary(&RuleParams::split_below_divisor, std::vector<int>{1, 2, 3, 4, 6, 8, kNeverSplit});
+  vary(&RuleParams::split_above_width, W{8192, 16384, 32768, 65536});
+  vary(&RuleParams::split_all_sms_above_width, W{32768, 65536, rows::kMaxWidth});
+  vary(&RuleParams::auto_resident_vecs, W{256, 512, 1024, 2048, 4096});
+  vary(&RuleParams::chunk_8192_per_sm, per_sm);
+  vary(&RuleParams::chunk_4096_per_sm, per_sm);
+  vary(&RuleParams::chunk_counts_rows, std::vector<bool>{false, true});
+  vary(&RuleParams::warp_max_vecs, W{32, 64, 128, 256});
+  // eight_vectors_above varies only where the op's float32 blocks take 8 vectors.
+  vary(&RuleParams::eight_vectors_above,
+       current.block_eight_vectors_f32 ? W{0, 128, 256, 512} : W{current.eight_vectors_above});
+  // The current thresholds first (a tie keeps them), then the rest, 8192-element chunks never
+  // reaching past 4096-element ones, the held thresholds at their current values.
+  const auto holds = [&](const RuleParams& p) {
+    if (held.empty()) return true;
+    const nlohmann::json j = to_json(p);
+    return std::all_of(held.begin(), held.end(), [&](const std::string& k) { return j[k] == now[k]; });
+  };
   std::vector<RuleParams> out{params_of(current)};
-  const int per_sm[] = {0, 1, 2, 4, 8, 16};
-  const std::vector<std::int64_t> eights =
-      current.block_eight_vectors_f32 ? std::vector<std::int64_t>{0, 128, 256, 512}
-                                      : std::vector<std::int64_t>{current.eight_vectors_above};
-  for (const int divisor : {1, 2, 3, 4, 6, 8, kNeverSplit})
-    for (const std::int64_t split_width : {8192, 16384, 32768, 65536})
-      for (const std::int64_t resident : {256, 512, 1024, 2048, 4096})
-        for (const int a : per_sm)
-          for (const int b : per_sm) {
-            if (b < a) continue;
-            for (const bool by_rows : {false, true})
-              for (const std::int64_t warp_max : {32, 64, 128, 256})
-                for (const std::int64_t eight : eights) {
-                  const RuleParams p{divisor, split_width, resident, a, b, by_rows, warp_max, eight};
-                  if (!(p == out.front())) out.push_back(p);
-                }
-          }
+  for (const RuleParams& p : space)
+    if (p.chunk_4096_per_sm >= p.chunk_8192_per_sm && !(p == out.front()) && holds(p)) out.push_back(p);
   return out;
 }
 
-nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name) {
+nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
+                         const std::vector<std::string>& held) {
   const GridData ga = grid_data(a), gb = grid_data(b);
   require_comparable(a, b, ga, gb);
   const rows::RowRules& base = rows::row_rules(ga.op);
@@ -147,7 +176,7 @@ nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_
     bool passes = false;
   };
   const auto direction = [&](const GridData& fit, const GridData& judge, const RegretSummary& cur_judge) {
-    Direction d{fit_on(fit, base), {}, cur_judge, false};
+    Direction d{fit_on(fit, base, held), {}, cur_judge, false};
     d.held_out = regret_of(judge.cells, chooser(with_params(base, d.fitted.params), judge.dev));
     d.passes = d.held_out.untimed.empty() && !(d.fitted.params == current) &&
                cur_judge.mean - d.held_out.mean > noise;
@@ -183,7 +212,8 @@ nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_
                        {"a", summary_json(cur_a, false)},
                        {"b", summary_json(cur_b, false)}}},
           {"noise", noise},
-          {"candidates", rule_space(base).size()},
+          {"candidates", rule_space(base, held).size()},
+          {"held", held},
           {"a_to_b", direction_json(ab, a_name, b_name)},
           {"b_to_a", direction_json(ba, b_name, a_name)},
           {"decision", {{"adopt", adopt},
@@ -194,16 +224,16 @@ nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_
 }
 
 Result fit_result(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
-                  const std::vector<std::string>& argv) {
+                  const std::vector<std::string>& argv, const std::vector<std::string>& held) {
   Result r;
   r.experiment = "fit";
   r.meta = provenance();
   r.meta["argv"] = argv;
   r.meta["started"] = utc_now();
   r.meta["seed"] = 0;
-  r.meta["settings"] = {{"a", a_name}, {"b", b_name}};
+  r.meta["settings"] = {{"a", a_name}, {"b", b_name}, {"held", held}};
   r.device = a.device;
-  r.extra["fit"] = fit_grids(a, b, a_name, b_name);
+  r.extra["fit"] = fit_grids(a, b, a_name, b_name, held);
   r.manifest = {{"algorithm", "sha256"}, {"files", nlohmann::json::object()}, {"measured", nlohmann::json::object()}};
   r.meta["finished"] = utc_now();
   return r;

@@ -25,6 +25,7 @@ namespace kbench {
 struct RuleParams {
   int split_below_divisor = 2;
   std::int64_t split_above_width = 8192;
+  std::int64_t split_all_sms_above_width = rows::kMaxWidth;
   std::int64_t auto_resident_vecs = 4096;
   int chunk_8192_per_sm = 4;
   int chunk_4096_per_sm = 8;
@@ -39,17 +40,21 @@ rows::RowRules with_params(rows::RowRules r, const RuleParams& p);
 nlohmann::json to_json(const RuleParams& p);
 
 // The candidates: the current thresholds first, then every combination of a few values each
-// (eight_vectors_above varied only where the op's float32 blocks take 8 vectors).
-std::vector<RuleParams> rule_space(const rows::RowRules& current);
+// (eight_vectors_above varied only where the op's float32 blocks take 8 vectors). Thresholds
+// named in `held` (to_json's keys) keep their current values: evidence from outside the grid
+// (a sweep's shapes) has settled them. UsageError for a name that is not a threshold.
+std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vector<std::string>& held = {});
+void validate_held(const std::vector<std::string>& held);  // the UsageError above, alone
 
 // The fit's verdict, as extra.fit of its result: both runs' current regrets, each direction's
 // fitted thresholds with their regret on the run they were fitted on and on the held-out one,
 // the noise, the decision and the goal. Throws UsageError (one line) when A and B cannot be
 // compared: not grids, different devices, ops or cells, or the same run twice.
-nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name);
+nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
+                         const std::vector<std::string>& held = {});
 
 // The fit's result file (schema v1, experiment "fit", no records): extra.fit = fit_grids.
 Result fit_result(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
-                  const std::vector<std::string>& argv);
+                  const std::vector<std::string>& argv, const std::vector<std::string>& held = {});
 
 }  // namespace kbench

@@ -220,7 +220,8 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   const std::int64_t nvec = ceil_div(std::max<std::int64_t>(width, 1), vec_elems(dtype));
   // Few wide rows: one block per row would leave SMs idle, so cut rows across blocks.
   const std::int64_t split_below = dev.sms / rules.split_below_divisor;
-  if (rows < split_below && width > std::max<std::int64_t>(rules.split_above_width, 8192))
+  if ((rows < split_below && width > std::max<std::int64_t>(rules.split_above_width, 8192)) ||
+      (rows < dev.sms && width > std::max<std::int64_t>(rules.split_all_sms_above_width, 8192)))
     return split(rows, width, dtype, dev);
   if (nvec <= std::min(rules.auto_resident_vecs, rules.resident_capacity_vecs(dtype_size(dtype))))
     return resident(rows, width, dtype, false, rules);

@@ -67,6 +67,9 @@ struct RowRules {
   // grid times split plans from there), are split across blocks.
   int split_below_divisor = 2;
   std::int64_t split_above_width = 8192;
+  // Rows below the SM count itself split past this width (kMaxWidth: never): rows wide enough
+  // pay the split's second kernel back even where one block per row would fill most SMs.
+  std::int64_t split_all_sms_above_width = kMaxWidth;
   // The looped chunk follows the blocks an SM can keep in flight (per_sm: 16, or for a two-pass
   // op the rows that fit half of L2, fewer for wider rows; with chunk_counts_rows also at most
   // the rows per SM): 8192 up to chunk_8192_per_sm, 4096 up to chunk_4096_per_sm, else 2048.

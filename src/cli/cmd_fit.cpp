@@ -14,6 +14,7 @@ namespace kbench {
 void add_fit_command(CLI::App& app) {
   struct Options {
     std::string a, b;
+    std::vector<std::string> held;
     std::string out = "results";
   };
   auto o = std::make_shared<Options>();
@@ -23,8 +24,12 @@ void add_fit_command(CLI::App& app) {
   sub->add_option("a", o->a, "Grid result A (schema v1)")->required();
   sub->add_option("b", o->b, "Grid result B: the same grid, run at another time")->required();
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/fit/");
+  sub->add_option("--hold", o->held,
+                  "A threshold kept at its current value, e.g. warp_max_vecs (repeatable): for what evidence from "
+                  "outside the grid has settled");
   sub->callback([o] {
-    const Result r = fit_result(read_result(o->a), read_result(o->b), o->a, o->b, process_argv());  // throws first
+    validate_held(o->held);  // before reading anything
+    const Result r = fit_result(read_result(o->a), read_result(o->b), o->a, o->b, process_argv(), o->held);  // throws first
     const auto path = write_result(r, std::filesystem::path(o->out) / r.experiment);
     std::printf("%s", fit_markdown(r.extra.at("fit")).c_str());
     spdlog::info("wrote {}", path.string());

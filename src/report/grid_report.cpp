@@ -59,7 +59,10 @@ std::string fit_markdown(const json& f) {
   const json cur = f.value("current", json::object());
   std::string out = "## fit: " + f.value("op", std::string("?")) + " (" + std::to_string(f.value("candidates", 0)) +
                     " candidate rules)\n\n";
-  out += "Current thresholds: " + thresholds(cur.value("thresholds", json::object())) + ".\n\n";
+  out += "Current thresholds: " + thresholds(cur.value("thresholds", json::object())) + ".\n";
+  std::string kept;
+  for (const auto& k : f.value("held", json::array())) kept += (kept.empty() ? "" : ", ") + k.get<std::string>();
+  out += kept.empty() ? "\n" : "Held at their current values: " + kept + ".\n\n";
   out += "- current rule on A (" + f.value("a", "") + "): " + summary_line(cur.value("a", json::object())) + "\n";
   out += "- current rule on B (" + f.value("b", "") + "): " + summary_line(cur.value("b", json::object())) + "\n";
   out += "- noise (the current rule's A-vs-B difference in mean regret): " + percent(f.value("noise", 0.0)) + "\n\n";

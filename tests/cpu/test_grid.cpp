@@ -252,3 +252,24 @@ TEST(GridCli, BadInputIsOneLineAndExit2) {
 
 }  // namespace
 }  // namespace kbench
+
+namespace kbench {
+namespace {
+
+// --hold keeps a threshold at its current value in every candidate; a name the fit does not
+// search is refused in one line, before any work.
+TEST(Fit, HeldThresholdsKeepTheirCurrentValues) {
+  const rows::RowRules& rules = rows::row_rules("softmax");
+  const std::vector<RuleParams> all = rule_space(rules), held = rule_space(rules, {"warp_max_vecs"});
+  EXPECT_LT(held.size(), all.size());
+  EXPECT_EQ(held.front(), params_of(rules));
+  for (const RuleParams& p : held) EXPECT_EQ(p.warp_max_vecs, rules.warp_max_vecs);
+  EXPECT_THROW(rule_space(rules, {"warp_max"}), UsageError);
+  const test::CommandResult o = test::run_kbench("fit a.json b.json --hold warp_max");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(test::line_count(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("--hold 'warp_max'"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace kbench
