@@ -35,21 +35,29 @@ namespace {
 // twice the bytes are in flight per SM: 8192x8192 went from 83.2% to 91.9% of copy bandwidth
 // (docs/kernels.md). 16-bit exps take twice their raw registers (~100 at 8 vectors), so they
 // keep 4. Each split piece keeps (max, sum) as two floats.
-// Three of the plan thresholds are `kbench fit`'s (results/fit/fit-20261201T125416Z-02a798.json,
-// from two bfloat16 grids of one H200 call in results/grid/; figures from the second,
-// 6b1c87): rows of more than 2048 vectors loop (1056x32768: 49.9 us looped, 59.0 resident),
-// with 8192-element chunks up to 4 blocks per SM and 2048 past it, and rows below half the SM
-// count split only past 16384 elements (8x12288: 3.37 us resident, 4.94 split). The fit's other
-// two, a block past 64 vectors and splitting below all the SMs, won in the grid (rows up to 8
-// per SM) and lost in the rows sweep outside it (archive/sweep/sweep-20261201T125730Z-df7227.json):
-// 16384x1024 float16 took 21.4 us in a 64-thread block against 18.5 in a warp (d6f002), and
-// 128x32769 float32 16.5 us split against 14.1 looped; so they stay. On the grid these
-// thresholds give 6.0% mean regret, 46 of 345 cells off (the fit's: 0.6%, 7; before: 9.0%, 67).
+// The plan thresholds come from two bfloat16 grids of one H200 call (results/grid/; figures
+// from the second, 6b1c87) and the rows sweep, through `kbench fit` (results/fit/):
+// - rows of more than 2048 vectors loop (1056x32768: 49.9 us looped, 59.0 resident), in
+//   8192-element chunks up to 4 blocks per SM and 2048 past it;
+// - rows below half the SM count split past 16384 elements (8x12288: 3.37 us resident, 4.94
+//   split), and rows below the SM count past 65536 (66x100000 and 99x100000: split 9.8 and 17.2
+//   us, looped 14.9 and 22.5), not at 32769, where looping won in the grid (99x32769: 8.66 us
+//   against 9.28) and in the rows sweep (128x32769 float32: 14.1 against 16.5,
+//   archive/sweep/sweep-20261201T125730Z-df7227.json);
+// - rows of more than 128 vectors take a block (1x2048: 2.13 us in a 64-thread block, 2.81 in
+//   a warp of 8 vectors), not past 64 as the grid alone preferred: the rows sweep's 16384x1024
+//   float16 (128 vectors) took 21.4 us in a block against 18.5 in a warp (d6f002), while its
+//   float32 (256 vectors) kept copy speed in one (34.4 us);
+// Holding those three, the fit (results/fit/) finds nothing better beyond the runs' own
+// difference: held-out mean regret 1.2%, 10 of 345 cells more than 10% off (the thresholds
+// before: 9.0%, 67).
 // float32 and float16 follow the same thresholds in vectors (bytes), unfitted.
 constexpr RowRules kRules{.max_threads_8 = 256,
                           .auto_resident_vecs = 2048,
+                          .warp_max_vecs = 128,
                           .block_eight_vectors_f32 = true,
                           .split_above_width = 16384,
+                          .split_all_sms_above_width = 65536,
                           .chunk_4096_per_sm = 4,
                           .split_piece_bytes = 2 * sizeof(float)};
 

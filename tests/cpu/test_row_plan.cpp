@@ -39,8 +39,9 @@ TEST(RowPlan, PinnedTable) {
       // op rows width dtype kind threads lanes vecs chunk segments segment blocks
       {S, 1, 1, f32, K::resident, 128, 4, 1, 0, 1, 0, 1},
       {R, 3, 7, f16, K::resident, 128, 8, 1, 0, 1, 0, 1},
-      {S, 199, 760, f32, K::resident, 128, 32, 8, 0, 1, 0, 50},
-      {S, 16384, 1024, f32, K::resident, 128, 32, 8, 0, 1, 0, 4096},
+      // softmax rows of more than 128 vectors take a block (kernels/rows/softmax.cu).
+      {S, 199, 760, f32, K::resident, 64, 64, 8, 0, 1, 0, 199},
+      {S, 16384, 1024, f32, K::resident, 64, 64, 8, 0, 1, 0, 16384},
       {S, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
       // float32 softmax blocks hold 8 vectors per thread up to 2048 vectors (256 threads).
       {S, 4096, 4096, f32, K::resident, 128, 128, 8, 0, 1, 0, 4096},
@@ -58,8 +59,10 @@ TEST(RowPlan, PinnedTable) {
       {S, 4, 32769, f32, K::split, 256, 256, 4, 4096, 9, 3712, 36},  // no more pieces than chunks
       // 128 rows: softmax loops (split only below half the SMs), row_sum still splits.
       {S, 128, 32769, bf16, K::looped, 256, 256, 4, 8192, 1, 0, 128},
-      // softmax splits few rows only past 16384 elements (kbench fit's threshold).
+      // softmax splits rows below half the SMs only past 16384 elements, below all of them past
+      // 65536.
       {S, 8, 12288, bf16, K::resident, 512, 512, 4, 0, 1, 0, 8},
+      {S, 99, 131072, bf16, K::split, 256, 256, 4, 8192, 6, 22016, 594},
       {R, 128, 32769, f32, K::split, 256, 256, 4, 4096, 5, 6656, 640},
       // row_sum holds up to 2048 vectors (512 threads x 4) and loops past them.
       {R, 4096, 4096, f32, K::resident, 256, 256, 4, 0, 1, 0, 4096},
