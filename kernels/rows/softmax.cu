@@ -48,9 +48,9 @@ namespace {
 //   a warp of 8 vectors), not past 64 as the grid alone preferred: the rows sweep's 16384x1024
 //   float16 (128 vectors) took 21.4 us in a block against 18.5 in a warp (d6f002), while its
 //   float32 (256 vectors) kept copy speed in one (34.4 us);
-// Holding those three, the fit (results/fit/) finds nothing better beyond the runs' own
-// difference: held-out mean regret 1.2%, 10 of 345 cells more than 10% off (the thresholds
-// before: 9.0%, 67).
+// Holding those three, the fit (results/fit/fit-20261201T131613Z-403f0a.json) finds nothing
+// better beyond the runs' own difference: held-out mean regret 1.2%, 10 of 345 cells more than
+// 10% off (the thresholds before: 9.0%, 67; the fit unheld, archive/fit/: 0.6%, 7).
 // float32 and float16 follow the same thresholds in vectors (bytes), unfitted.
 constexpr RowRules kRules{.max_threads_8 = 256,
                           .auto_resident_vecs = 2048,
