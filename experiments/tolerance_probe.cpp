@@ -36,7 +36,7 @@ std::vector<Shape> probe_shapes(std::size_t rank) {
   return {};
 }
 
-std::vector<ProbeCase> plan_tolerance_probe(const ProbeSettings& s) {
+std::vector<ProbeCase> plan_tolerance_probe(const ToleranceSettings& s) {
   if (s.seeds <= 0) throw UsageError("--tolerance-probe expects a positive number of seeds");
   for (const auto& name : s.ops) registry().op(name);  // UsageError for an unknown op
   std::vector<ProbeCase> cases;
@@ -65,7 +65,7 @@ std::vector<ProbeCase> plan_tolerance_probe(const ProbeSettings& s) {
   return cases;
 }
 
-ShareTable run_tolerance_probe(const ProbeSettings& s, const std::vector<ProbeCase>& cases) {
+ShareTable run_tolerance_probe(const ToleranceSettings& s, const std::vector<ProbeCase>& cases) {
   select_device(s.device);
   ShareTable table;
   for (const ProbeCase& pc : cases) {

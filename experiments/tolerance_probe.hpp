@@ -15,7 +15,9 @@
 
 namespace kbench {
 
-struct ProbeSettings {
+// Not ProbeSettings: experiments/probe.hpp has one, and two classes of one name in one binary
+// break the one-definition rule (their inline members would be merged by the linker).
+struct ToleranceSettings {
   int seeds = 0;                           // N, per op, dtype, input kind and shape
   std::vector<std::string> ops, variants;  // empty: every op, every variant
   std::vector<DType> dtypes;               // empty: every dtype
@@ -38,9 +40,9 @@ struct ProbeCase {
 
 // Every case of the probe, from the registry; UsageError (one line) for a bad N, an unknown op
 // or a variant that no selected op has. Needs no GPU.
-std::vector<ProbeCase> plan_tolerance_probe(const ProbeSettings& s);
+std::vector<ProbeCase> plan_tolerance_probe(const ToleranceSettings& s);
 
 // Runs the planned cases on s.device, N seeds each.
-ShareTable run_tolerance_probe(const ProbeSettings& s, const std::vector<ProbeCase>& cases);
+ShareTable run_tolerance_probe(const ToleranceSettings& s, const std::vector<ProbeCase>& cases);
 
 }  // namespace kbench

@@ -32,7 +32,7 @@ int parse_probe_seeds(const std::string& text) {
 void run_probe(const SweepOptions& o, const std::string& seeds) {
   if (!o.config.empty() || !o.shapes.empty() || !o.params.empty())
     throw UsageError("--tolerance-probe draws its own shapes and inputs: --config, --shape and --param do not apply");
-  ProbeSettings s;
+  ToleranceSettings s;
   s.seeds = parse_probe_seeds(seeds);
   s.ops = o.ops;
   s.variants = o.variants;

@@ -95,7 +95,7 @@ TEST(ShareTable, KeepsTheWorstOfEachOpDtypeAndVariant) {
 }
 
 TEST(ProbePlan, EveryOpDtypeAndInputKindOnTheProbeShapes) {
-  ProbeSettings s;
+  ToleranceSettings s;
   s.seeds = 1;
   const std::vector<ProbeCase> cases = plan_tolerance_probe(s);
   for (const Op& op : registry().ops())
@@ -121,7 +121,7 @@ TEST(ProbePlan, EveryOpDtypeAndInputKindOnTheProbeShapes) {
 }
 
 TEST(ProbePlan, NarrowsAndRefuses) {
-  ProbeSettings s;
+  ToleranceSettings s;
   s.seeds = 2;
   s.ops = {"softmax"};
   s.dtypes = {DType::bf16};

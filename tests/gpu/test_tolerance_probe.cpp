@@ -14,7 +14,7 @@ namespace {
 
 TEST(ToleranceProbeGpu, EveryShareWithinItsToleranceForEveryOpAndDtype) {
   KB_REQUIRE_GPU();
-  ProbeSettings s;
+  ToleranceSettings s;
   s.seeds = 3;
   const std::vector<ProbeCase> cases = plan_tolerance_probe(s);
   const ShareTable table = run_tolerance_probe(s, cases);
