@@ -143,6 +143,7 @@ Record record_at(const json& j, const std::string& index) {
   f.optional_number("copy_fraction", r.copy_fraction);
   f.optional("params", r.params);
   if (j.contains("plan")) r.plan = f.object("plan");
+  if (j.contains("tolerance_probe")) r.tolerance_probe = f.object("tolerance_probe");
   return r;
 }
 
@@ -214,6 +215,7 @@ json to_json(const Record& r) {
             {"check", check}};
   if (!r.params.empty()) j["params"] = r.params;
   if (r.plan.is_object()) j["plan"] = r.plan;
+  if (r.tolerance_probe.is_object()) j["tolerance_probe"] = r.tolerance_probe;
   return j;
 }
 
