@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/problem.hpp"
+#include "report/tolerance_report.hpp"
 
 namespace kbench {
 
@@ -40,8 +41,12 @@ class ShareTable {
   std::vector<WorstShare> rows_;
 };
 
+// The table's rows as the report layer prints them.
+std::vector<ShareRow> share_rows_from_table(const ShareTable& table);
+
 // The report: a line per op, dtype and variant ("ok" or "FAIL", the worst share, where it was
-// found, how many checks), then a line per op and dtype with the worst over its variants.
+// found, how many checks), then a line per op and dtype with the worst over its variants
+// (share_lines, which `kbench report` prints from the result's records too).
 std::vector<std::string> share_report(const ShareTable& table);
 
 }  // namespace kbench
