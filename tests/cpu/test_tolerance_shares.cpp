@@ -64,7 +64,7 @@ TEST(ToleranceShare, SameAcrossThePiecesOfAParallelScan) {
 }
 
 ProbeCheck check(const char* op, const char* variant, DType dt, InputKind kind, int seed, double share) {
-  return ProbeCheck{op, variant, dt, {3, 1000}, kind, seed, share, ""};
+  return ProbeCheck{op, variant, dt, {3, 1000}, kind, seed, share, "", false, 0, 0, {}};
 }
 
 TEST(ShareTable, KeepsTheWorstOfEachOpDtypeAndVariant) {
