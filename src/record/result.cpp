@@ -277,6 +277,18 @@ Result read_result(const std::filesystem::path& file) {
 
 // --- writing --------------------------------------------------------------------------------
 
+void require_result_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (std::filesystem::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (std::filesystem::exists(p, ec)) {
+      if (!std::filesystem::is_directory(p, ec))
+        throw UsageError("cannot write results under " + dir.string() + ": " + p.string() + " is not a directory");
+      return;
+    }
+    if (p == p.parent_path()) return;  // the root
+  }
+}
+
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir) {
   if (r.experiment.empty() || r.experiment.find_first_of("/\\") != std::string::npos)
     throw UsageError("cannot name a result file after experiment '" + r.experiment + "'");

@@ -92,5 +92,9 @@ Result read_result(const std::filesystem::path& file);
 // Writes <dir>/<experiment>-<UTC time>-<random>.json atomically (temporary file, flush,
 // rename), creating dir if needed; never overwrites. Returns the path written.
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir);
+// UsageError (one line) when a file stands where write_result would need a folder: `dir` or
+// the first of its parents that exists. For a command to refuse its --out before it runs,
+// rather than lose the run at the end; creates nothing.
+void require_result_dir(const std::filesystem::path& dir);
 
 }  // namespace kbench
