@@ -28,6 +28,35 @@ bool selected(const std::vector<std::string>& names, const std::string& name) {
   return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// Every planned check, N seeds each, on the current device and `stream`.
+ShareTable probe_shares(const ToleranceSettings& s, const std::vector<ProbeCase>& cases, cudaStream_t stream) {
+  ShareTable table;
+  for (const ProbeCase& pc : cases) {
+    const Problem& problem = registry().op(pc.c.op);
+    spdlog::debug("probing {}", case_label(pc.c));
+    for (int seed = 0; seed < s.seeds; ++seed) {
+      Rng rng(inputs_seed(s.seed, pc.c, seed));
+      const PreparedCase prepared = prepare_case(problem, pc.c, rng);
+      for (const Variant* v : pc.variants) {
+        const CheckInfo info = check_variant(prepared, *v, stream);
+        table.add(ProbeCheck{pc.c.op, v->name, pc.c.dtype, pc.c.shape, pc.c.input_kind, seed, info.share,
+                             info.detail, v->baseline, info.max_err, info.tolerance, pc.c.params});
+      }
+    }
+  }
+  return table;
+}
+
+nlohmann::json settings_json(const ToleranceSettings& s, const std::vector<ProbeCase>& cases) {
+  nlohmann::json dtypes = nlohmann::json::array();
+  for (const DType d : s.dtypes) dtypes.push_back(dtype_name(d));
+  std::vector<Shape> shapes = probe_shapes(1);
+  for (const Shape& shape : probe_shapes(2)) shapes.push_back(shape);
+  // Empty lists select everything; "cases" is how many (op, dtype, input kind, shape) ran.
+  return {{"seeds", s.seeds}, {"ops", s.ops},       {"variants", s.variants}, {"dtypes", dtypes},
+          {"seed", s.seed},   {"device", s.device}, {"shapes", shapes},       {"cases", cases.size()}};
+}
+
 }  // namespace
 
 std::vector<Shape> probe_shapes(std::size_t rank) {
@@ -36,7 +65,7 @@ std::vector<Shape> probe_shapes(std::size_t rank) {
   return {};
 }
 
-std::vector<ProbeCase> plan_tolerance_probe(const ProbeSettings& s) {
+std::vector<ProbeCase> plan_tolerance_probe(const ToleranceSettings& s) {
   if (s.seeds <= 0) throw UsageError("--tolerance-probe expects a positive number of seeds");
   for (const auto& name : s.ops) registry().op(name);  // UsageError for an unknown op
   std::vector<ProbeCase> cases;
@@ -65,22 +94,25 @@ std::vector<ProbeCase> plan_tolerance_probe(const ProbeSettings& s) {
   return cases;
 }
 
-ShareTable run_tolerance_probe(const ProbeSettings& s, const std::vector<ProbeCase>& cases) {
+ShareTable run_tolerance_probe(const ToleranceSettings& s, const std::vector<ProbeCase>& cases) {
   select_device(s.device);
-  ShareTable table;
-  for (const ProbeCase& pc : cases) {
-    const Problem& problem = registry().op(pc.c.op);
-    spdlog::debug("probing {}", case_label(pc.c));
-    for (int seed = 0; seed < s.seeds; ++seed) {
-      Rng rng(inputs_seed(s.seed, pc.c, seed));
-      const PreparedCase prepared = prepare_case(problem, pc.c, rng);
-      for (const Variant* v : pc.variants) {
-        const CheckInfo info = check_variant(prepared, *v, nullptr);
-        table.add(ProbeCheck{pc.c.op, v->name, pc.c.dtype, pc.c.shape, pc.c.input_kind, seed, info.share, info.detail});
-      }
-    }
-  }
-  return table;
+  return probe_shares(s, cases, nullptr);
+}
+
+Experiment tolerance_experiment(const ToleranceSettings& s, const std::vector<ProbeCase>& cases) {
+  Experiment e;
+  e.name = "tolerance";
+  e.sources = {"experiments/tolerance"};  // tolerance_probe.* and tolerance_shares.*
+  e.settings = settings_json(s, cases);
+  // No cases of the runner's, so no visits; the timer floors it takes around them use these.
+  e.how = Measurement{{"warm"}, {"events"}, 1, 10, s.seed, s.device};
+  for (const ProbeCase& pc : cases) e.own_op_sources[pc.c.op] = registry().op(pc.c.op).sources;
+  e.time_own = [s, cases, settings = e.settings](cudaStream_t stream, Result& r) {
+    const ShareTable table = probe_shares(s, cases, stream);
+    for (Record& rec : share_records(table)) r.records.push_back(std::move(rec));
+    r.extra["tolerance"] = share_extra(table, settings);
+  };
+  return e;
 }
 
 }  // namespace kbench

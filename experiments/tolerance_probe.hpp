@@ -4,6 +4,10 @@
 // every set of inputs, each variant that supports the shape is checked as `kbench check` checks
 // (NaN-poisoned outputs, every element, a second launch) and its worst error taken as a share
 // of the tolerance (experiments/tolerance_shares.hpp). Ops take their parameters' defaults.
+//
+// With a result file (kbench check --tolerance-probe N --out DIR) it runs on the shared runner
+// (harness/runner.hpp) as experiment "tolerance", with no cases of the runner's: its checks run
+// through Experiment::time_own, and the runner records the device, load, warm-up and manifest.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +15,14 @@
 #include <vector>
 
 #include "experiments/tolerance_shares.hpp"
+#include "harness/runner.hpp"
 #include "registry/registry.hpp"
 
 namespace kbench {
 
-struct ProbeSettings {
+// Not ProbeSettings: experiments/probe.hpp has one, and two classes of one name in one binary
+// break the one-definition rule (their inline members would be merged by the linker).
+struct ToleranceSettings {
   int seeds = 0;                           // N, per op, dtype, input kind and shape
   std::vector<std::string> ops, variants;  // empty: every op, every variant
   std::vector<DType> dtypes;               // empty: every dtype
@@ -38,9 +45,14 @@ struct ProbeCase {
 
 // Every case of the probe, from the registry; UsageError (one line) for a bad N, an unknown op
 // or a variant that no selected op has. Needs no GPU.
-std::vector<ProbeCase> plan_tolerance_probe(const ProbeSettings& s);
+std::vector<ProbeCase> plan_tolerance_probe(const ToleranceSettings& s);
 
 // Runs the planned cases on s.device, N seeds each.
-ShareTable run_tolerance_probe(const ProbeSettings& s, const std::vector<ProbeCase>& cases);
+ShareTable run_tolerance_probe(const ToleranceSettings& s, const std::vector<ProbeCase>& cases);
+
+// The same as an experiment of the runner: records share_records of the table, one per op,
+// dtype and variant (untimed), each op measured with its own sources; extra.tolerance
+// share_extra, with the settings. Needs no GPU until run.
+Experiment tolerance_experiment(const ToleranceSettings& s, const std::vector<ProbeCase>& cases);
 
 }  // namespace kbench

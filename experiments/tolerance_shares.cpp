@@ -1,7 +1,6 @@
 #include "experiments/tolerance_shares.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace kbench {
 
@@ -9,12 +8,6 @@ namespace {
 
 bool same_row(const ProbeCheck& a, const ProbeCheck& b) {
   return a.op == b.op && a.dtype == b.dtype && a.variant == b.variant;
-}
-
-// "inputs=large 5x8193 seed 17"
-std::string where(const ProbeCheck& c) {
-  return "inputs=" + std::string(input_kind_name(c.kind)) + " " + shape_string(c.shape) + " seed " +
-         std::to_string(c.seed);
 }
 
 }  // namespace
@@ -33,32 +26,47 @@ bool ShareTable::all_within() const {
   return std::all_of(rows_.begin(), rows_.end(), [](const WorstShare& w) { return w.worst.share <= 1; });
 }
 
-std::vector<std::string> share_report(const ShareTable& table) {
-  std::vector<std::string> lines;
-  char buf[256];
+std::vector<ShareRow> share_rows_from_table(const ShareTable& table) {
+  std::vector<ShareRow> rows;
   for (const WorstShare& w : table.rows()) {
     const ProbeCheck& c = w.worst;
-    std::snprintf(buf, sizeof buf, "%-4s %-18s %-9s %-14s worst %8.3g of its tolerance at %s (%d checks)",
-                  c.share <= 1 ? "ok" : "FAIL", c.op.c_str(), std::string(dtype_name(c.dtype)).c_str(),
-                  c.variant.c_str(), c.share, where(c).c_str(), w.checks);
-    lines.push_back(std::string(buf) + (c.detail.empty() ? "" : ": " + c.detail));
+    rows.push_back(ShareRow{c.op, std::string(dtype_name(c.dtype)), c.variant, c.share,
+                            std::string(input_kind_name(c.kind)), c.shape, c.seed, w.checks, c.detail});
   }
-  // The worst variant of each op and dtype, in the order the ops and dtypes came.
-  std::vector<const WorstShare*> worst_per_dtype;
+  return rows;
+}
+
+std::vector<std::string> share_report(const ShareTable& table) { return share_lines(share_rows_from_table(table)); }
+
+std::vector<Record> share_records(const ShareTable& table) {
+  std::vector<Record> records;
   for (const WorstShare& w : table.rows()) {
-    const auto it = std::find_if(worst_per_dtype.begin(), worst_per_dtype.end(), [&](const WorstShare* o) {
-      return o->worst.op == w.worst.op && o->worst.dtype == w.worst.dtype;
-    });
-    if (it == worst_per_dtype.end()) worst_per_dtype.push_back(&w);
-    else if (w.worst.share > (*it)->worst.share) *it = &w;
+    const ProbeCheck& c = w.worst;
+    Record r;
+    r.op = c.op;
+    r.variant = c.variant;
+    r.baseline = c.baseline;
+    r.dtype = dtype_name(c.dtype);
+    r.shape = c.shape;
+    r.cache = r.timer = kUntimed;
+    r.timer_note = "not timed: checked against the FP64 oracle as kbench check checks";
+    r.params = c.params;
+    // share > 1 exactly when the check failed (CheckInfo::share).
+    r.check = CheckInfo{c.share <= 1, c.max_err, c.tolerance, c.detail, c.share};
+    // An infinite share is written null (JSON has no infinity); the report reads it back as such.
+    r.tolerance_probe = {{"share", c.share}, {"inputs", input_kind_name(c.kind)}, {"seed", c.seed}, {"checks", w.checks}};
+    records.push_back(std::move(r));
   }
-  for (const WorstShare* w : worst_per_dtype) {
-    const ProbeCheck& c = w->worst;
-    std::snprintf(buf, sizeof buf, "%s %s: worst %.3g of its tolerance (%s, %s)", c.op.c_str(),
-                  std::string(dtype_name(c.dtype)).c_str(), c.share, c.variant.c_str(), where(c).c_str());
-    lines.emplace_back(buf);
-  }
-  return lines;
+  return records;
+}
+
+nlohmann::json share_extra(const ShareTable& table, const nlohmann::json& settings) {
+  const std::vector<ShareRow> rows = share_rows_from_table(table);
+  nlohmann::json worst = nlohmann::json::array();
+  for (const ShareRow* w : worst_per_dtype(rows))
+    worst.push_back({{"op", w->op}, {"dtype", w->dtype}, {"variant", w->variant}, {"share", w->share},
+                     {"inputs", w->inputs}, {"shape", w->shape}, {"seed", w->seed}, {"line", worst_line(*w)}});
+  return {{"settings", settings}, {"worst", worst}};
 }
 
 }  // namespace kbench

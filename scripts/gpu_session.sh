@@ -105,12 +105,12 @@ fi
 
 # The other experiments, after the sweeps and PyTorch: EXPERIMENTS="probe spec tolerance
 # grid:softmax grid:rmsnorm ..." (each result under $OUT/results/<experiment>/; tolerance
-# prints its table into the log).
+# also prints its table into the log).
 STEP_LOG=${STEP_LOG:-/dev/null}
 for e in ${EXPERIMENTS:-}; do
   case $e in
     probe | spec) step "$e" ./$build/kbench "$e" --out "$OUT/results" ;;
-    tolerance) step "$e" ./$build/kbench check --tolerance-probe "${TOLERANCE_SEEDS:-100}" ;;
+    tolerance) step "$e" ./$build/kbench check --tolerance-probe "${TOLERANCE_SEEDS:-100}" --out "$OUT/results" ;;
     grid:*) step "$e" ./$build/kbench grid --op "${e#grid:}" --out "$OUT/results" ;;
     *) echo "unknown experiment '$e' in EXPERIMENTS" >&2; false ;;
   esac

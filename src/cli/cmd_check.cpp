@@ -1,7 +1,11 @@
 // kbench check: every selected variant against the FP64 oracle, no timing; with
 // --tolerance-probe N, the worst error of each op, dtype and variant over N seeds of every
-// input kind, as a share of its tolerance (experiments/tolerance_probe.hpp).
+// input kind, as a share of its tolerance (experiments/tolerance_probe.hpp), and with --out
+// the probe's result file under <out>/tolerance/.
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -29,10 +33,11 @@ int parse_probe_seeds(const std::string& text) {
   return static_cast<int>(n);
 }
 
-void run_probe(const SweepOptions& o, const std::string& seeds) {
+// `out`: the results root, or empty for no file.
+void run_probe(const SweepOptions& o, const std::string& seeds, const std::string& out) {
   if (!o.config.empty() || !o.shapes.empty() || !o.params.empty())
     throw UsageError("--tolerance-probe draws its own shapes and inputs: --config, --shape and --param do not apply");
-  ProbeSettings s;
+  ToleranceSettings s;
   s.seeds = parse_probe_seeds(seeds);
   s.ops = o.ops;
   s.variants = o.variants;
@@ -40,9 +45,22 @@ void run_probe(const SweepOptions& o, const std::string& seeds) {
   if (o.seed >= 0) s.seed = static_cast<std::uint64_t>(o.seed);
   s.device = o.device;
   const std::vector<ProbeCase> cases = plan_tolerance_probe(s);  // bad input fails here, before the GPU
-  const ShareTable table = run_tolerance_probe(s, cases);
-  for (const auto& l : share_report(table)) std::printf("%s\n", l.c_str());
-  if (!table.all_within()) throw Failure("some errors exceed their tolerance");
+  if (out.empty()) {
+    const ShareTable table = run_tolerance_probe(s, cases);
+    for (const auto& l : share_report(table)) std::printf("%s\n", l.c_str());
+    if (!table.all_within()) throw Failure("some errors exceed their tolerance");
+    return;
+  }
+  const Experiment e = tolerance_experiment(s, cases);
+  const std::filesystem::path dir = std::filesystem::path(out) / e.name;
+  require_result_dir(dir);
+  const Result r = run_experiment(e, process_argv());
+  const auto path = write_result(r, dir);
+  // Printed from the records, as kbench report prints the file: the same lines either way.
+  for (const auto& l : share_lines(share_rows_from_records(r.records))) std::printf("%s\n", l.c_str());
+  spdlog::info("wrote {}", path.string());
+  for (const Record& rec : r.records)
+    if (!rec.check.passed) throw Failure("some errors exceed their tolerance");
 }
 
 }  // namespace
@@ -54,8 +72,14 @@ void add_check_command(CLI::App& app) {
   auto* probe = sub->add_option("--tolerance-probe", *probe_seeds,
                   "N seeds of every input kind (random and adversarial) per op and dtype: report each "
                   "variant's worst error as a share of its tolerance");
-  sub->callback([opts, probe_seeds, probe] {
-    if (probe->count() > 0) return run_probe(*opts, *probe_seeds);
+  auto out = std::make_shared<std::string>();
+  auto* out_option = sub->add_option("--out", *out,
+                                     "With --tolerance-probe: results root; the probe's file goes to <out>/tolerance/ "
+                                     "(default: none)");
+  sub->callback([opts, probe_seeds, probe, out, out_option] {
+    if (out_option->count() > 0 && out->empty()) throw UsageError("--out needs a folder");
+    if (probe->count() > 0) return run_probe(*opts, *probe_seeds, *out);
+    if (out_option->count() > 0) throw UsageError("--out applies to --tolerance-probe only: kbench check writes no file");
     std::vector<std::string> lines;
     const bool ok = check_experiment(sweep_experiment(resolve_sweep_settings(*opts)), lines);
     for (const auto& l : lines) std::printf("%s\n", l.c_str());

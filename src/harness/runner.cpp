@@ -210,7 +210,10 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
     for (Record& r : unit_records(u)) result.records.push_back(std::move(r));
   std::map<std::string, std::vector<std::string>> op_sources;
   for (const auto& mc : e.cases) op_sources[mc.c.op] = mc.problem->sources;
-  for (const Record& r : result.records) op_sources.try_emplace(r.op);  // time_own's: no op sources
+  for (const Record& r : result.records) {  // time_own's: the sources it names for the op, if any
+    const auto own = e.own_op_sources.find(r.op);
+    op_sources.try_emplace(r.op, own == e.own_op_sources.end() ? std::vector<std::string>{} : own->second);
+  }
   result.manifest = manifest_block(op_sources, e.sources);
   const nlohmann::json load_after = query_gpu_load(gpu_id);
   result.load = {{"before", load_before},

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,8 +59,13 @@ struct Experiment {
   // For an experiment that times in its own way rather than in visits to cases (the probe:
   // samples after idle pauses). Called on the warm GPU after the visits (none, if it has no
   // cases), with the runner's stream; it appends its records to result.records and may add
-  // blocks to result.extra. Its records' ops are measured with `sources` (and the harness).
+  // blocks to result.extra. Its records' ops are measured with `sources` (and the harness),
+  // and with their own_op_sources.
   std::function<void(cudaStream_t, Result&)> time_own;
+  // The source prefixes of registered ops whose records time_own adds (Problem::sources, by op
+  // name): the tolerance probe's shares come from those ops' kernels, so verify must hold its
+  // records to them too. The runner cannot look them up: the registry is above it.
+  std::map<std::string, std::vector<std::string>> own_op_sources = {};
 };
 
 // Runs the experiment on how.device and returns the result (not yet written). Check failures

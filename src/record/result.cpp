@@ -143,6 +143,7 @@ Record record_at(const json& j, const std::string& index) {
   f.optional_number("copy_fraction", r.copy_fraction);
   f.optional("params", r.params);
   if (j.contains("plan")) r.plan = f.object("plan");
+  if (j.contains("tolerance_probe")) r.tolerance_probe = f.object("tolerance_probe");
   return r;
 }
 
@@ -214,6 +215,7 @@ json to_json(const Record& r) {
             {"check", check}};
   if (!r.params.empty()) j["params"] = r.params;
   if (r.plan.is_object()) j["plan"] = r.plan;
+  if (r.tolerance_probe.is_object()) j["tolerance_probe"] = r.tolerance_probe;
   return j;
 }
 
@@ -274,6 +276,18 @@ Result read_result(const std::filesystem::path& file) {
 }
 
 // --- writing --------------------------------------------------------------------------------
+
+void require_result_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (std::filesystem::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (std::filesystem::exists(p, ec)) {
+      if (!std::filesystem::is_directory(p, ec))
+        throw UsageError("cannot write results under " + dir.string() + ": " + p.string() + " is not a directory");
+      return;
+    }
+    if (p == p.parent_path()) return;  // the root
+  }
+}
 
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir) {
   if (r.experiment.empty() || r.experiment.find_first_of("/\\") != std::string::npos)

@@ -47,8 +47,18 @@ struct Record {
   // The grid's records: the row plan's parameters (kind, threads, lanes, vecs, chunk, segments,
   // segment, blocks; the variant name spells the same). Null elsewhere, and then not written.
   nlohmann::json plan = nullptr;
+  // The tolerance probe's records (experiment "tolerance"): {"share": the worst |out - ref| /
+  // (atol + rtol |ref|) over its checks (null: infinite, a failure no tolerance measures),
+  // "inputs": the input kind and "seed": the seed (0 .. N-1) that gave it, "checks": how many
+  // ran}; shape and check are that worst check's. Null elsewhere, and then not written.
+  nlohmann::json tolerance_probe = nullptr;
   CheckInfo check;
 };
+
+// The cache and timer of a record that was checked but not timed (the tolerance probe's): it
+// has no samples and its statistics are 0, which verify holds it to.
+inline constexpr const char* kUntimed = "none";
+inline bool is_timed(const Record& r) { return r.timer != kUntimed; }
 
 struct Result {
   std::string schema = kResultSchema;
@@ -82,5 +92,9 @@ Result read_result(const std::filesystem::path& file);
 // Writes <dir>/<experiment>-<UTC time>-<random>.json atomically (temporary file, flush,
 // rename), creating dir if needed; never overwrites. Returns the path written.
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir);
+// UsageError (one line) when a file stands where write_result would need a folder: `dir` or
+// the first of its parents that exists. For a command to refuse its --out before it runs,
+// rather than lose the run at the end; creates nothing.
+void require_result_dir(const std::filesystem::path& dir);
 
 }  // namespace kbench

@@ -66,6 +66,12 @@ bool same_statistic(double recorded, double computed) {
 
 // What is wrong with a record's median, quartiles and minimum as statistics of its samples.
 std::vector<std::string> statistics_problems(const Record& r) {
+  // An untimed record (checked only) has no samples to summarise: a sample or a statistic in
+  // one is a time that nothing measured.
+  if (!is_timed(r)) {
+    if (r.samples_us.empty() && r.median_us == 0 && r.q1_us == 0 && r.q3_us == 0 && r.min_us == 0) return {};
+    return {"is untimed (timer \"none\") but has samples_us or a nonzero median, quartile or minimum"};
+  }
   if (r.samples_us.empty()) return {"has no samples_us"};
   if (!std::all_of(r.samples_us.begin(), r.samples_us.end(), [](double s) { return std::isfinite(s); }))
     return {"has a sample in samples_us that is not a finite number"};

@@ -12,6 +12,7 @@ namespace fs = std::filesystem;
 
 void SavedFigures::add(const Result& result, const std::string& file) {
   for (const Record& r : result.records) {
+    if (!is_timed(r)) continue;  // its zeros are no figure a doc could quote
     const std::string shape = shape_string(r.shape);
     if (std::isfinite(r.median_us))
       median_us.push_back({r.median_us, r.op, r.dtype, shape, r.cache, r.timer, file});

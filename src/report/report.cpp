@@ -13,6 +13,7 @@
 #include "report/grid_report.hpp"
 #include "report/probe_report.hpp"
 #include "report/spec_report.hpp"
+#include "report/tolerance_report.hpp"
 
 namespace kbench {
 namespace {
@@ -247,13 +248,16 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
 namespace {
 
 bool analysed_experiment(const std::string& experiment) {
-  return experiment == "probe" || experiment == "grid" || experiment == "fit";
+  return experiment == "probe" || experiment == "grid" || experiment == "fit" || experiment == "tolerance";
 }
 
 // The analysis block of a probe (extra.probe.analysis), grid (extra.grid.analysis) or fit
-// (extra.fit) as markdown; a file without one gets a line saying so.
+// (extra.fit) as markdown, a file without one getting a line saying so; a tolerance probe's
+// table of shares.
 std::string analysis_markdown(const ReportInput& in) {
   const Result& r = in.result;
+  // The tolerance probe's table is its records (untimed: no op table could show them).
+  if (r.experiment == "tolerance") return "From " + in.path + ":\n\n" + tolerance_markdown(r);
   const auto block = r.extra.find(r.experiment);
   const bool whole = r.experiment == "fit";  // extra.fit is the analysis itself
   if (block == r.extra.end() || (!whole && !block->contains("analysis")))
@@ -300,7 +304,8 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   out += timer_floors(inputs);
 
   // A probe's records are one fixed kernel after many pauses, a grid's every plan at hundreds
-  // of cells, a fit's none: their analyses say what they mean, so they stand in for the tables.
+  // of cells, a fit's none, a tolerance probe's untimed: their analyses say what they mean, so
+  // they stand in for the tables.
   std::vector<Record> shown;
   for (const auto& in : inputs) {
     if (analysed_experiment(in.result.experiment)) {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cpu/run_command.hpp"
@@ -133,6 +134,15 @@ TEST(Cli, ToleranceProbeBadInput) {
   expect_one_line_usage_error("check --tolerance-probe 3 --op add --variant nope", "unknown variant 'nope'");
   expect_one_line_usage_error("check --tolerance-probe 3 --dtype float64", "float64");
   expect_one_line_usage_error("check --tolerance-probe", "tolerance-probe");
+  // A file where <out>/tolerance/ would go is refused before the GPU, and left as it was.
+  const auto root = test::fresh_temp_dir();
+  std::ofstream(root / "tolerance") << "a file";
+  expect_one_line_usage_error("check --tolerance-probe 3 --out " + test::shell_quoted(root),
+                              (root / "tolerance").string() + " is not a directory");
+  EXPECT_EQ(test::read_file(root / "tolerance"), "a file");
+  expect_one_line_usage_error("check --op add --shape 8 --out " + test::shell_quoted(root),
+                              "--out applies to --tolerance-probe only");
+  std::filesystem::remove_all(root);
 }
 TEST(Cli, UnknownOption) { expect_one_line_usage_error("run --frobnicate", "frobnicate"); }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -81,6 +82,30 @@ TEST(ResultIo, RoundTripKeepsEveryField) {
   // NaN (a failed check) survives as null.
   EXPECT_TRUE(std::isnan(read.records[1].check.max_err));
   EXPECT_EQ(read.records[1].check.detail, "row 3 col 7: got nan");
+}
+
+// The tolerance probe's records: untimed, with their share block; an infinite share is null.
+TEST(ResultIo, UntimedRecordWithItsToleranceProbeBlockRoundTrips) {
+  test::TempDir dir;
+  Result written = sample_result();
+  Record& r = written.records[0];
+  r.cache = r.timer = kUntimed;
+  r.samples_us.clear();
+  r.sample_visits.clear();
+  r.median_us = r.q1_us = r.q3_us = r.min_us = 0;
+  r.tolerance_probe = {{"share", std::numeric_limits<double>::infinity()}, {"inputs", "large"}, {"seed", 17},
+                       {"checks", 300}};
+  EXPECT_FALSE(is_timed(r));
+  EXPECT_TRUE(is_timed(written.records[1]));
+  EXPECT_FALSE(to_json(written.records[1]).contains("tolerance_probe"));  // absent where null
+  const Result read = read_result(write_result(written, dir.path()));
+  EXPECT_EQ(to_json(read).dump(), to_json(written).dump());
+  EXPECT_TRUE(read.records[0].tolerance_probe.at("share").is_null());
+  EXPECT_EQ(read.records[0].tolerance_probe.at("inputs"), "large");
+  EXPECT_TRUE(read.records[1].tolerance_probe.is_null());
+  nlohmann::json j = to_json(written);
+  j["records"][0]["tolerance_probe"] = 0.5;
+  EXPECT_THROW(result_from_json(j), UsageError);  // an object or nothing
 }
 
 TEST(ResultIo, EmptyExtraIsOmitted) {

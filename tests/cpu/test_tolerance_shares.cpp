@@ -64,7 +64,7 @@ TEST(ToleranceShare, SameAcrossThePiecesOfAParallelScan) {
 }
 
 ProbeCheck check(const char* op, const char* variant, DType dt, InputKind kind, int seed, double share) {
-  return ProbeCheck{op, variant, dt, {3, 1000}, kind, seed, share, ""};
+  return ProbeCheck{op, variant, dt, {3, 1000}, kind, seed, share, "", false, 0, 0, {}};
 }
 
 TEST(ShareTable, KeepsTheWorstOfEachOpDtypeAndVariant) {
@@ -95,7 +95,7 @@ TEST(ShareTable, KeepsTheWorstOfEachOpDtypeAndVariant) {
 }
 
 TEST(ProbePlan, EveryOpDtypeAndInputKindOnTheProbeShapes) {
-  ProbeSettings s;
+  ToleranceSettings s;
   s.seeds = 1;
   const std::vector<ProbeCase> cases = plan_tolerance_probe(s);
   for (const Op& op : registry().ops())
@@ -121,7 +121,7 @@ TEST(ProbePlan, EveryOpDtypeAndInputKindOnTheProbeShapes) {
 }
 
 TEST(ProbePlan, NarrowsAndRefuses) {
-  ProbeSettings s;
+  ToleranceSettings s;
   s.seeds = 2;
   s.ops = {"softmax"};
   s.dtypes = {DType::bf16};

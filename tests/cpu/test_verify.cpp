@@ -200,6 +200,24 @@ TEST(Verify, StatisticsMustBeThoseOfTheSamplesEvenWithoutADigest) {
             std::string::npos);
 }
 
+// A record that was checked, not timed (the tolerance probe's): no samples, statistics 0.
+TEST(Verify, UntimedRecordHasNoSamplesAndZeroStatistics) {
+  VerifyFixture f;
+  Result r = f.result;
+  Record& rec = r.records[0];
+  rec.cache = rec.timer = kUntimed;
+  rec.samples_us.clear();
+  rec.median_us = rec.q1_us = rec.q3_us = rec.min_us = rec.gbps = 0;
+  f.rewrite_result(r);
+  EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
+  json j = f.result_json();
+  j.erase("integrity");  // the statistics alone, not the digest
+  j["records"][0]["median_us"] = 3.0;
+  f.write_result_json(j);
+  EXPECT_TRUE(says(f.verify(), "is untimed (timer \"none\") but has samples_us or a nonzero median"))
+      << all_problems(f.verify());
+}
+
 TEST(Verify, InvalidResultFileIsAProblem) {
   VerifyFixture f;
   f.tree.write("results/sweep/truncated.json", "{\"schema\": \"kbench/result/v1\"");
