@@ -18,8 +18,11 @@ struct WarmupResult {
   std::vector<double> clock_trace_mhz;  // one reading after each busy burst
 };
 
-// The least warm-up time. `kbench probe` (docs/experiments.md) measures how long the clock takes
-// to settle after idle pauses and states the warm-up it needs; this is to be set from its result.
+// The least warm-up time, set from `kbench probe` (docs/experiments.md,
+// results/probe/probe-20261201T122746Z-84504a.json): on the H200 every series settled within 2%
+// after at most 12.1 ms of load, its clocks held up through 20 s of idle. 300 ms is 25 times
+// that, kept for GPUs whose clocks do drop (the predecessor's ran 10x slow after 20 s idle, and
+// such a clock climbs over tens to hundreds of ms); it costs 0.3 s a run.
 inline constexpr double kWarmupMinMs = 300;
 
 // Repeats (~20 ms of FMA work on every SM, then a clock reading) until at least `min_ms` have
