@@ -53,6 +53,7 @@ def plot(series, analysis, out):
     needed = analysis.get("warmup_needed_ms")
     for ax in (ax_time, ax_clock):
         ax.set_xscale("symlog", linthresh=10)
+        ax.set_xlim(left=0)  # time since the pause is never negative
         ax.grid(True, alpha=0.3)
         if needed is not None:
             ax.axvline(needed, color="red", lw=0.8, ls="--")
