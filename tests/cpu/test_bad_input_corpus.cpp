@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/run_command.hpp"
+#include "experiments/grid_config.hpp"
 
 namespace kbench {
 namespace {
@@ -85,6 +86,27 @@ TEST(BadInputCorpus, SweepConfigs) {
     write_text(config, text);
     expect_refused("run --config " + test::shell_quoted(config) + " --out " + test::shell_quoted(out), out, "run: " + text);
     expect_refused("check --config " + test::shell_quoted(config), out, "check: " + text);
+  }
+  fs::remove_all(work);
+}
+
+// Grid configs (their whole text), read by kbench grid --op softmax: each is refused before any
+// GPU is looked for. A config that differs from the control in nothing but its fault passes.
+TEST(BadInputCorpus, GridConfigs) {
+  const fs::path work = test::fresh_temp_dir();
+  const fs::path out = work / "out", config = work / "grid.json";
+  fs::create_directories(out);
+  write_text(config, R"({"ops": ["softmax", "rmsnorm"], "rows": [4], "rows_per_sm": [0.5], "widths": [1024], "visits": 1})");
+  GridSettings control = load_grid_config(config);
+  control.op = "softmax";
+  EXPECT_NO_THROW(validate_grid_settings(control));  // the control is a grid
+  const auto lines = corpus_lines("grid_configs.txt");
+  EXPECT_GE(lines.size(), 80u);
+  for (const std::string& text : lines) {
+    write_text(config, text);
+    expect_refused("grid --op softmax --config " + test::shell_quoted(config) + " --out " + test::shell_quoted(out), out,
+                   "grid: " + text);
+    expect_refused("grid --op softmax --list --config " + test::shell_quoted(config), out, "grid --list: " + text);
   }
   fs::remove_all(work);
 }

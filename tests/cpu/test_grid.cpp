@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "core/errors.hpp"
@@ -74,6 +75,46 @@ TEST(GridConfig, BadSettingsAreOneLineUsageErrors) {
   s.op = "softmax";
   s.max_elements = 1;  // a grid with no cells
   EXPECT_THROW(grid_cells(s, kH200, nullptr), UsageError);
+}
+
+// The message a grid config of `text` is refused with ("" when it is not).
+std::string grid_config_error(const std::string& text) {
+  test::TempDir dir;
+  const auto file = dir.path() / "grid.json";
+  std::ofstream(file) << text;
+  try {
+    GridSettings s = load_grid_config(file);
+    s.op = "softmax";
+    validate_grid_settings(s);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GridConfig, IsReadAsStrictlyAsASweepConfig) {
+  const std::string base = R"({"ops": ["softmax"], "rows": [4], "widths": [1024])";
+  EXPECT_EQ(grid_config_error(base + "}"), "");
+  const auto refused = [&](const std::string& more, const std::string& says) {
+    const std::string err = grid_config_error(base + ", " + more + "}");
+    EXPECT_NE(err.find(says), std::string::npos) << more << ": '" << err << "'";
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  };
+  refused(R"("visit": 3)", "unknown key 'visit'");
+  refused(R"("width": [64])", "unknown key 'width'");
+  refused(R"("visits": 2.7)", "'visits' must be a whole number from 1 to 100000, got 2.7");
+  refused(R"("samples": 1000000)", "'samples' must be a whole number from 1 to 100000");
+  refused(R"("seed": -7)", "'seed' must be a whole number");
+  refused(R"("rows_per_sm": [0])", "'rows_per_sm' values must be numbers above 0");
+  refused(R"("check_sample_rows": 1)", "'check_sample_rows' must be a whole number from 2");
+  refused(R"("max_elements": 1000)", "no cells (the smallest, 4x1024, is above max_elements 1000)");
+  refused(R"("cache": ["warm", "tepid"])", "unknown cache mode 'tepid'");
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [2.5], "widths": [1024]})").find("'rows' must be a whole number"),
+            std::string::npos);
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [4], "widths": [1048577]})").find("'widths' must be a whole number from 1 to 1048576"),
+            std::string::npos);
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax", "add"], "rows": [4], "widths": [1024]})").find("'add', which is not a row op"),
+            std::string::npos);
 }
 
 TEST(GridCheck, SampledRowsAreFixedDistinctAndHoldTheEnds) {
