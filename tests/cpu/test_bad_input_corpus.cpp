@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,10 +47,13 @@ void expect_refused(const std::string& args, const fs::path& out, const std::str
                                                   test::shell_quoted(KBENCH_BINARY) + " " + args);
   EXPECT_EQ(o.exit_code, 2) << what << ": " << o.err;
   EXPECT_EQ(test::line_count(o.err), 1) << what << ": " << o.err;
+  // Bad input is refused before a GPU is looked for: on a machine with one it would have run.
+  EXPECT_EQ(o.err.find("no CUDA device"), std::string::npos) << what << ": refused only for want of a GPU";
   EXPECT_TRUE(o.out.empty()) << what << ": " << o.out;
   EXPECT_TRUE(fs::is_empty(out)) << what << ": wrote into --out";
   EXPECT_TRUE(fs::is_empty(cwd)) << what << ": wrote into the folder it ran in";
   fs::remove_all(cwd);
+  for (const auto& e : fs::directory_iterator(out)) fs::remove_all(e.path());  // one case's file fails it alone
 }
 
 TEST(BadInputCorpus, CommandLines) {
@@ -60,19 +64,23 @@ TEST(BadInputCorpus, CommandLines) {
   fs::create_directories(dir);
   fs::copy_file(kReports / "kbench_h200.json", result);
   write_text(notjson, "{ not json");
-  const std::string before = test::read_file(result);
+  std::map<std::string, fs::path> inputs = {{"result", result}};
+  std::map<std::string, std::string> before;
+  for (const auto& [name, file] : inputs) before[name] = test::read_file(file);
+  inputs["out"] = out;
+  inputs["dir"] = dir;
+  inputs["a100"] = kReports / "kbench_a100.json";
+  inputs["notjson"] = notjson;
+  inputs["grid_json"] = fs::path(KBENCH_SOURCE_DIR) / "configs" / "grid.json";
   const auto lines = corpus_lines("cli.txt");
-  EXPECT_GE(lines.size(), 100u);
+  EXPECT_GE(lines.size(), 200u);
   for (std::string args : lines) {
     const std::string what = args;
-    replace_all(args, "{out}", test::shell_quoted(out));
-    replace_all(args, "{dir}", test::shell_quoted(dir));
-    replace_all(args, "{result}", test::shell_quoted(result));
-    replace_all(args, "{a100}", test::shell_quoted(kReports / "kbench_a100.json"));
-    replace_all(args, "{notjson}", test::shell_quoted(notjson));
+    for (const auto& [name, path] : inputs) replace_all(args, "{" + name + "}", test::shell_quoted(path));
+    EXPECT_EQ(args.find('{'), std::string::npos) << what << ": a placeholder without a file";
     expect_refused(args, out, what);
   }
-  EXPECT_EQ(test::read_file(result), before) << "a result file was changed";
+  for (const auto& [name, text] : before) EXPECT_EQ(test::read_file(inputs.at(name)), text) << name << " was changed";
   fs::remove_all(work);
 }
 
