@@ -11,6 +11,7 @@
 #include "experiments/fit.hpp"
 #include "experiments/grid.hpp"
 #include "experiments/grid_analysis.hpp"
+#include "grid_fixture.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/rows/row_family.hpp"
 #include "record_temp_dir.hpp"
@@ -21,7 +22,8 @@
 namespace kbench {
 namespace {
 
-const DeviceLimits kH200{132, 2048, 50 << 20, 2147483647, 65535};
+using test::kH200;
+using test::synthetic_grid;
 
 GridSettings config() { return load_grid_config(std::filesystem::path(KBENCH_SOURCE_DIR) / "configs/grid.json"); }
 
@@ -128,44 +130,6 @@ TEST(GridCheck, SampledRowsAreFixedDistinctAndHoldTheEnds) {
   EXPECT_EQ(sample_rows(5, 64, 7).size(), 5u);
 }
 
-// A grid result of `op` made by hand: every plan of grid_plans at each cell, timed by `us`.
-using PlanTime = std::function<double(std::int64_t rows, std::int64_t width, const rows::RowPlan&)>;
-Result synthetic_grid(const std::string& op, const std::vector<std::int64_t>& row_counts,
-                      const std::vector<std::int64_t>& widths, const PlanTime& us, const std::string& started,
-                      const std::string& device = "NVIDIA H200") {
-  Result r;
-  r.experiment = "grid";
-  r.meta["started"] = started;
-  r.device = {{"name", device}, {"sms", 132}};
-  nlohmann::json cells = nlohmann::json::array();
-  const rows::RowRules& rules = rows::row_rules(op);
-  for (const auto rc : row_counts)
-    for (const auto w : widths) {
-      cells.push_back({{"dtype", "bfloat16"}, {"rows", rc}, {"width", w},
-                       {"rule", rows::grid_plan_name(rows::row_plan(rc, w, DType::bf16, kH200, rules), rules)}});
-      for (const auto& p : rows::grid_plans(rc, w, DType::bf16, kH200, rules)) {
-        Record rec;
-        rec.op = op;
-        rec.variant = rows::grid_plan_name(p, rules);
-        rec.dtype = "bfloat16";
-        rec.shape = {rc, w};
-        rec.cache = "warm";
-        rec.timer = "graph";
-        rec.median_us = us(rc, w, p);
-        rec.samples_us = {rec.median_us};
-        rec.check.passed = true;
-        r.records.push_back(rec);
-      }
-    }
-  r.extra["grid"] = {{"op", op},
-                     {"device_limits", {{"sms", 132}, {"max_threads_per_sm", 2048}, {"l2_bytes", 50 << 20}}},
-                     {"cache", "warm"},
-                     {"timer", "graph"},
-                     {"cells", cells}};
-  r.extra["grid"]["analysis"] = grid_analysis(r);
-  return r;
-}
-
 const std::vector<std::int64_t> kRows = {1, 8, 33, 66, 99, 132, 528};
 const std::vector<std::int64_t> kWidths = {1000, 4096, 32769, 131072};
 
@@ -249,6 +213,13 @@ TEST(Fit, MismatchedGridsAreRefused) {
   EXPECT_THROW(fit_grids(a, synthetic_grid("row_sum", kRows, kWidths, flat, "t1"), "A", "B"), UsageError);
   EXPECT_THROW(fit_grids(a, synthetic_grid("softmax", {1, 8}, kWidths, flat, "t1"), "A", "B"), UsageError);
   EXPECT_THROW(fit_grids(a, a, "A", "A"), UsageError);  // the same run twice
+  Result events = synthetic_grid("softmax", kRows, kWidths, flat, "t1");  // the same cells, another timer
+  events.extra["grid"]["timer"] = "events";
+  for (auto& rec : events.records) rec.timer = "events";
+  EXPECT_THROW(fit_grids(a, events, "A", "B"), UsageError);
+  Result zero_sms = synthetic_grid("softmax", kRows, kWidths, flat, "t1");  // row_plan divides by the SMs
+  zero_sms.extra["grid"]["device_limits"]["sms"] = 0;
+  EXPECT_THROW(fit_grids(a, zero_sms, "A", "B"), UsageError);
 }
 
 TEST(Fit, TheCommandRefusesMismatchedFilesInOneLineAndWritesNothing) {
