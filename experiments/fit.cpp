@@ -21,9 +21,18 @@ constexpr int kGoalCellsOff = 10;
 // split_below_divisor this large never splits (sms / it is 0).
 constexpr int kNeverSplit = 1 << 20;
 
+// r.<part>.<key> as text ("" when absent); UsageError when it is not a string (a result edited
+// by hand must not end in a JSON type error).
+std::string text_field(const nlohmann::json& part, const char* part_name, const char* key) {
+  const auto it = part.find(key);
+  if (it == part.end()) return "";
+  if (!it->is_string()) throw UsageError(std::string(part_name) + "." + key + " must be a string");
+  return it->get<std::string>();
+}
+
 std::string device_id(const Result& r) {
-  const std::string uuid = r.device.value("uuid", "");
-  return uuid.empty() ? r.device.value("name", "") : uuid;
+  const std::string uuid = text_field(r.device, "device", "uuid");
+  return uuid.empty() ? text_field(r.device, "device", "name") : uuid;
 }
 
 std::set<std::tuple<std::string, std::int64_t, std::int64_t>> cell_set(const GridData& d) {
@@ -61,12 +70,27 @@ Fitted fit_on(const GridData& d, const rows::RowRules& base, const std::vector<s
   return best;
 }
 
+// The grid of one of the two files; its faults name the file.
+GridData grid_of(const Result& r, const std::string& name) {
+  try {
+    device_id(r);
+    text_field(r.meta, "meta", "started");
+    return grid_data(r);
+  } catch (const UsageError& e) {
+    throw UsageError(name + ": " + e.what());
+  }
+}
+
 void require_comparable(const Result& a, const Result& b, const GridData& ga, const GridData& gb) {
   if (device_id(a) != device_id(b))
     throw UsageError("fit: the grids come from different devices ('" + device_id(a) + "' and '" + device_id(b) + "')");
   if (ga.op != gb.op) throw UsageError("fit: the grids time different ops ('" + ga.op + "' and '" + gb.op + "')");
   if (cell_set(ga) != cell_set(gb)) throw UsageError("fit: the grids have different cells (not runs of one grid)");
-  if (a.meta.value("started", "") == b.meta.value("started", "") && !a.meta.value("started", "").empty())
+  if (ga.cache != gb.cache || ga.timer != gb.timer)  // regrets under another timer or cache are not comparable
+    throw UsageError("fit: the grids were timed differently (" + ga.cache + " " + ga.timer + " and " + gb.cache + " " +
+                     gb.timer + ")");
+  const std::string started = text_field(a.meta, "meta", "started");
+  if (!started.empty() && started == text_field(b.meta, "meta", "started"))
     throw UsageError("fit: A and B are the same run (same start time); take two runs apart in time");
   try {
     rows::row_rules(ga.op);
@@ -162,7 +186,7 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
 
 nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
                          const std::vector<std::string>& held) {
-  const GridData ga = grid_data(a), gb = grid_data(b);
+  const GridData ga = grid_of(a, a_name), gb = grid_of(b, b_name);
   require_comparable(a, b, ga, gb);
   const rows::RowRules& base = rows::row_rules(ga.op);
   const RuleParams current = params_of(base);

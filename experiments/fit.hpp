@@ -49,7 +49,8 @@ void validate_held(const std::vector<std::string>& held);  // the UsageError abo
 // The fit's verdict, as extra.fit of its result: both runs' current regrets, each direction's
 // fitted thresholds with their regret on the run they were fitted on and on the held-out one,
 // the noise, the decision and the goal. Throws UsageError (one line) when A and B cannot be
-// compared: not grids, different devices, ops or cells, or the same run twice.
+// compared: not grids, different devices, ops, cells or timing (cache mode and timer), or the
+// same run twice.
 nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
                          const std::vector<std::string>& held = {});
 

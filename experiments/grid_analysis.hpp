@@ -28,12 +28,15 @@ struct GridTimes {
 
 struct GridData {
   std::string op;
+  std::string cache, timer;  // the cache mode and timer its cells are timed by
   DeviceLimits dev;
   std::vector<GridTimes> cells;
 };
 
 // The cells of a grid result, timed by its first cache mode and timer. UsageError (one line)
-// when the result is not a grid or holds no cell with a timed plan.
+// when the result is not a grid, its extra.grid is malformed (a field of the wrong type, a
+// cell's rows or width not a whole number in range, a cell twice, device limits out of range)
+// or it holds no cell with a timed plan.
 GridData grid_data(const Result& r);
 
 struct CellRegret {

@@ -1,38 +1,92 @@
 #include "experiments/grid_config.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/shape.hpp"
 #include "experiments/sweep_config.hpp"
 #include "kernels/rows/row_family.hpp"
 #include "kernels/rows/row_plan.hpp"
 
 namespace kbench {
 
+namespace {
+
+const char* const kRowOpList = "row_sum, softmax, softmax_backward, rmsnorm, rmsnorm_backward";
+
+bool is_row_op(const std::string& op) {
+  try {
+    rows::row_rules(op);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+// The keys of a grid config (configs/grid.json); any other is refused, as in a sweep config.
+const std::set<std::string> kGridKeys = {"description", "ops",       "dtypes",   "rows",
+                                         "rows_per_sm", "widths",    "max_elements",
+                                         "check_full_up_to_elements", "check_sample_rows",
+                                         "cache",       "timer",     "visits",   "samples", "seed"};
+
+// j[key] as a list of whole numbers in [lo, hi], or `fallback` when absent.
+std::vector<std::int64_t> whole_list(const nlohmann::json& j, const char* key, const std::string& where,
+                                     std::int64_t lo, std::int64_t hi) {
+  if (!j.contains(key)) return {};
+  const auto& v = j.at(key);
+  if (!v.is_array()) throw UsageError(where + ": field '" + key + "' must be a list of whole numbers");
+  std::vector<std::int64_t> out;
+  for (const auto& x : v) out.push_back(whole_number(x, where + ": '" + key + "'", lo, hi));
+  return out;
+}
+
+// rows_per_sm: positive multiples of the SM count, at most kMaxRowsPerSm.
+std::vector<double> rows_per_sm_list(const nlohmann::json& j, const std::string& where) {
+  if (!j.contains("rows_per_sm")) return {};
+  const auto& v = j.at("rows_per_sm");
+  if (!v.is_array()) throw UsageError(where + ": field 'rows_per_sm' must be a list of numbers");
+  std::vector<double> out;
+  for (const auto& x : v) {
+    if (!x.is_number() || !(x.get<double>() > 0) || x.get<double>() > kMaxRowsPerSm)
+      throw UsageError(where + ": 'rows_per_sm' values must be numbers above 0 and at most " +
+                       std::to_string(static_cast<long long>(kMaxRowsPerSm)) + ", got " + x.dump());
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+}  // namespace
+
 GridSettings load_grid_config(const std::filesystem::path& file) {
   const nlohmann::json j = read_config_json(file);
   const std::string where = "config '" + file.string() + "'";
+  require_known_keys(j, kGridKeys, where);
   GridSettings s;
   s.config_path = file.string();
   s.description = config_field<std::string>(j, "description", where, "");
   s.ops = config_field<std::vector<std::string>>(j, "ops", where, {});
+  for (const auto& op : s.ops)
+    if (!is_row_op(op)) throw UsageError(where + ": 'ops' lists '" + op + "', which is not a row op (" + std::string(kRowOpList) + ")");
   if (s.ops.size() == 1) s.op = s.ops.front();
   const auto dtypes = config_field<std::vector<std::string>>(j, "dtypes", where, {"bfloat16"});
   s.dtypes.clear();
   for (const auto& d : dtypes) s.dtypes.push_back(parse_dtype(d));
-  s.rows = config_field<std::vector<std::int64_t>>(j, "rows", where, {});
-  s.rows_per_sm = config_field<std::vector<double>>(j, "rows_per_sm", where, {});
-  s.widths = config_field<std::vector<std::int64_t>>(j, "widths", where, {});
-  s.max_elements = config_field<std::int64_t>(j, "max_elements", where, s.max_elements);
-  s.check_full_up_to = config_field<std::int64_t>(j, "check_full_up_to_elements", where, s.check_full_up_to);
-  s.check_sample_rows = config_field<std::int64_t>(j, "check_sample_rows", where, s.check_sample_rows);
-  const auto cache = config_field<std::string>(j, "cache", where, "warm");
-  const auto timer = config_field<std::string>(j, "timer", where, "graph");
-  s.caches = parse_cache_modes(cache);
-  s.timers = parse_timers(timer);
-  s.visits = config_field<int>(j, "visits", where, s.visits);
-  s.samples = config_field<int>(j, "samples", where, s.samples);
-  s.seed = config_field<std::uint64_t>(j, "seed", where, s.seed);
+  s.rows = whole_list(j, "rows", where, 1, kMaxDim);
+  s.rows_per_sm = rows_per_sm_list(j, where);
+  s.widths = whole_list(j, "widths", where, 1, rows::kMaxWidth);
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  s.max_elements = whole_field(j, "max_elements", where, s.max_elements, 1, kMax);
+  s.check_full_up_to = whole_field(j, "check_full_up_to_elements", where, s.check_full_up_to, 0, kMax);
+  s.check_sample_rows = whole_field(j, "check_sample_rows", where, s.check_sample_rows, 2, kMaxDim);
+  s.caches = mode_list(j, "cache", where, s.caches, parse_cache_modes);
+  s.timers = mode_list(j, "timer", where, s.timers, parse_timers);
+  s.visits = static_cast<int>(whole_field(j, "visits", where, s.visits, 1, kMaxVisitsOrSamples));
+  s.samples = static_cast<int>(whole_field(j, "samples", where, s.samples, 1, kMaxVisitsOrSamples));
+  s.seed = static_cast<std::uint64_t>(whole_field(j, "seed", where, static_cast<std::int64_t>(s.seed), 0, kMax));
   return s;
 }
 
@@ -40,23 +94,30 @@ void validate_grid_settings(const GridSettings& s) {
   if (s.op.empty()) throw UsageError("grid: choose one op with --op (the config lists " + std::to_string(s.ops.size()) + ")");
   if (!s.ops.empty() && std::find(s.ops.begin(), s.ops.end(), s.op) == s.ops.end())
     throw UsageError("grid: op '" + s.op + "' is not among the config's ops");
-  try {
-    rows::row_rules(s.op);
-  } catch (const std::invalid_argument&) {
-    throw UsageError("grid: '" + s.op + "' is not a row op (row_sum, softmax, softmax_backward, rmsnorm, rmsnorm_backward)");
-  }
+  if (!is_row_op(s.op)) throw UsageError("grid: '" + s.op + "' is not a row op (" + std::string(kRowOpList) + ")");
   if (s.dtypes.empty()) throw UsageError("grid: no dtypes");
   if (s.rows.empty() && s.rows_per_sm.empty()) throw UsageError("grid: no row counts (rows or rows_per_sm)");
   if (s.widths.empty()) throw UsageError("grid: no widths");
   for (const auto r : s.rows)
-    if (r < 1) throw UsageError("grid: row count " + std::to_string(r) + " is below 1");
+    if (r < 1 || r > kMaxDim) throw UsageError("grid: row count " + std::to_string(r) + " is outside 1..2^33");
   for (const auto r : s.rows_per_sm)
-    if (!(r > 0)) throw UsageError("grid: rows_per_sm values must be positive");
+    if (!(r > 0 && r <= kMaxRowsPerSm)) throw UsageError("grid: rows_per_sm values must lie above 0, at most 65536");
   for (const auto w : s.widths)
     if (w < 1 || w > rows::kMaxWidth) throw UsageError("grid: width " + std::to_string(w) + " is outside 1..2^20");
   if (s.max_elements < 1 || s.check_full_up_to < 0 || s.check_sample_rows < 2)
     throw UsageError("grid: max_elements must be >= 1, check_sample_rows >= 2");
-  if (s.visits < 1 || s.samples < 1) throw UsageError("grid: visits and samples must be >= 1");
+  if (s.visits < 1 || s.samples < 1 || s.visits > kMaxVisitsOrSamples || s.samples > kMaxVisitsOrSamples)
+    throw UsageError("grid: visits and samples must lie in 1.." + std::to_string(kMaxVisitsOrSamples));
+  if (s.caches.empty() || s.timers.empty()) throw UsageError("grid: no cache mode or no timer");
+  // A grid with no cells on any device: its smallest cell is above max_elements. A row count
+  // of rows_per_sm m is round(m x SMs) >= round(m) on any device, and at least 1.
+  std::int64_t fewest_rows = std::numeric_limits<std::int64_t>::max();
+  for (const auto r : s.rows) fewest_rows = std::min(fewest_rows, r);
+  for (const auto m : s.rows_per_sm) fewest_rows = std::min(fewest_rows, std::max<std::int64_t>(1, std::llround(m)));
+  const std::int64_t narrowest = *std::min_element(s.widths.begin(), s.widths.end());
+  if (fewest_rows * narrowest > s.max_elements)
+    throw UsageError("grid: no cells (the smallest, " + std::to_string(fewest_rows) + "x" + std::to_string(narrowest) +
+                     ", is above max_elements " + std::to_string(s.max_elements) + ")");
   const bool cold = std::count(s.caches.begin(), s.caches.end(), "cold") > 0;
   const bool graph = std::count(s.timers.begin(), s.timers.end(), "graph") > 0;
   if (cold && graph)

@@ -13,6 +13,10 @@
 
 namespace kbench {
 
+// rows_per_sm above this is a typo, not a grid: 65536 x the SM count of any GPU stays far
+// below kMaxDim rows.
+inline constexpr double kMaxRowsPerSm = 65536;
+
 struct GridSettings {
   std::string description;
   std::string config_path;
@@ -37,13 +41,16 @@ struct GridSettings {
   int device = 0;
 };
 
-// Throws UsageError with one line naming the problem (unreadable file, bad JSON, bad field).
+// Throws UsageError with one line naming the problem (unreadable file, bad JSON, an unknown key,
+// a field of the wrong type, a count that is not a whole number in range, an op that is not a
+// row op), read as strictly as a sweep config (experiments/sweep_config.hpp).
 GridSettings load_grid_config(const std::filesystem::path& file);
 
 // Throws UsageError (one line) when the settings cannot make a grid: no op chosen or one the
 // config does not list, not a row op, no rows or widths, a width outside 1..2^20, a row count
-// below 1, visits or samples below 1, or cold graph timing (its rotation sets would need 3x L2
-// of copies for every cell: over 10^5 for the smallest).
+// outside 1..kMaxDim, visits or samples outside 1..kMaxVisitsOrSamples, no cells on any device
+// (the smallest above max_elements), or cold graph timing (its rotation sets would need 3x L2
+// of copies for every cell: over 10^5 for the smallest). Touches no GPU.
 void validate_grid_settings(const GridSettings& s);
 
 }  // namespace kbench

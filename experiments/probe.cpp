@@ -145,8 +145,9 @@ json settings_json(const ProbeSettings& s) {
 void validate_probe_settings(const ProbeSettings& s) {
   require_sorted_pauses(s.pauses_s);
   if (s.repeats < 1) throw UsageError("--repeats must be at least 1");
-  if (!(s.window_ms > 0)) throw UsageError("--window-ms must be positive");
-  if (!(s.load_ms >= 0)) throw UsageError("--load-ms must not be negative");
+  // An hour bounds both: 1e300 ms is a typo, and past double -> size_t and chrono's range.
+  if (!(s.window_ms > 0 && s.window_ms <= kMaxProbeMs)) throw UsageError("--window-ms must be positive, at most 3600000 (an hour)");
+  if (!(s.load_ms >= 0 && s.load_ms <= kMaxProbeMs)) throw UsageError("--load-ms must lie from 0 to 3600000 (an hour)");
   if (s.iterations < 1) throw UsageError("--iterations must be at least 1");
   if (!(s.tolerance > 0 && s.tolerance < 1)) throw UsageError("--tolerance must lie between 0 and 1");
 }

@@ -31,8 +31,11 @@ struct ProbeSettings {
   int device = 0;
 };
 
-// Throws UsageError (one line) on bad settings: pauses negative, unsorted or missing, repeats,
-// window or iterations not positive, load negative.
+// A pause, window or load longer than an hour is a typo, not a probe.
+inline constexpr double kMaxProbeMs = 3600.0 * 1000;
+
+// Throws UsageError (one line) on bad settings: pauses negative, unsorted, missing or over an
+// hour, repeats, window or iterations not positive, load negative, window or load over an hour.
 void validate_probe_settings(const ProbeSettings& s);
 
 Experiment probe_experiment(const ProbeSettings& s);

@@ -62,8 +62,8 @@ std::string statement(const json& a, double kbench_warmup_min_ms) {
 void require_sorted_pauses(const std::vector<double>& pauses_s) {
   if (pauses_s.empty()) throw UsageError("--pauses needs at least one pause");
   for (std::size_t i = 0; i < pauses_s.size(); ++i) {
-    if (!std::isfinite(pauses_s[i]) || pauses_s[i] < 0)
-      throw UsageError("pauses must be non-negative seconds, got " + format("%g", pauses_s[i]));
+    if (!std::isfinite(pauses_s[i]) || pauses_s[i] < 0 || pauses_s[i] > kMaxPauseS)
+      throw UsageError("pauses must be seconds from 0 to 3600 (an hour), got " + format("%g", pauses_s[i]));
     if (i > 0 && pauses_s[i] <= pauses_s[i - 1])
       throw UsageError("pauses must be given in increasing order, got " + format("%g", pauses_s[i]) + " after " +
                        format("%g", pauses_s[i - 1]));

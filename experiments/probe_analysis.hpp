@@ -31,8 +31,11 @@ struct ProbeSeries {
   std::vector<ProbeSample> samples;
 };
 
-// Pauses must be given non-negative and in increasing order; throws UsageError (one line)
-// naming the first that is not.
+// Pauses above this (an hour) are a typo, not a probe (and 1e300 s is past what sleep_for takes).
+inline constexpr double kMaxPauseS = 3600;
+
+// Pauses must be given from 0 to kMaxPauseS and in increasing order; throws UsageError (one
+// line) naming the first that is not.
 void require_sorted_pauses(const std::vector<double>& pauses_s);
 
 // When a series settled within `tolerance` (a share) of `steady`, in ms since the pause: the

@@ -67,10 +67,22 @@ json settings_json(const SpecSettings& s) {
           {"samples", s.samples}, {"device", s.device},     {"threshold", s.threshold}};
 }
 
+// An op, dtype or shape given twice would be timed twice over.
+template <class T, class Name>
+void require_distinct(const std::vector<T>& list, const char* what, Name name) {
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (std::find(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list[i]) !=
+        list.begin() + static_cast<std::ptrdiff_t>(i))
+      throw UsageError(std::string("spec: ") + what + " '" + name(list[i]) + "' is given twice");
+}
+
 }  // namespace
 
 void validate_spec_settings(const SpecSettings& s) {
   if (s.ops.empty()) throw UsageError("spec needs an op (" + spec_op_list() + ")");
+  require_distinct(s.ops, "op", [](const std::string& op) { return op; });
+  require_distinct(s.dtypes, "dtype", [](DType d) { return std::string(dtype_name(d)); });
+  require_distinct(s.shapes, "shape", [](const Shape& sh) { return shape_string(sh); });
   for (const auto& op : s.ops)
     if (!spec::has_spec_builds(op))
       throw UsageError("'" + op + "' has no specialised build; kbench spec covers " + spec_op_list());

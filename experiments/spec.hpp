@@ -36,8 +36,9 @@ struct SpecSettings {
   double threshold = 0.03;  // a build pays where it is this much faster (the interval above 1 too)
 };
 
-// UsageError (one line) for an op without specialised builds, a shape of another rank, a
-// threshold outside (0, 1), or a set of cases no build can run. Touches no GPU.
+// UsageError (one line) for an op without specialised builds, an op, dtype or shape given
+// twice, a shape of another rank, a threshold outside (0, 1), or a set of cases no build can
+// run. Touches no GPU.
 void validate_spec_settings(const SpecSettings& s);
 
 Experiment spec_experiment(const SpecSettings& s);

@@ -30,31 +30,6 @@ T field(const nlohmann::json& j, const char* key, const std::string& where, T fa
   return config_field(j, key, where, std::move(fallback));
 }
 
-// A key the config format does not have is an error, not a silent fallback to a default
-// ("visit" for "visits", "dtype" for "dtypes").
-void require_known_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where) {
-  for (const auto& [key, value] : j.items())
-    if (!known.count(key)) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError(where + ": unknown key '" + key + "' (expected one of " + list + ")");
-    }
-}
-
-// A whole JSON number in [lo, hi]: 2.7 visits or 1e12 samples are errors, not 2 or an overflow.
-std::int64_t whole_number(const nlohmann::json& v, const std::string& what, std::int64_t lo, std::int64_t hi) {
-  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) ||
-      v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-    throw UsageError(what + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                     ", got " + v.dump());
-  return v.get<std::int64_t>();
-}
-
-std::int64_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::int64_t fallback,
-                         std::int64_t lo, std::int64_t hi) {
-  return j.contains(key) ? whole_number(j.at(key), where + ": '" + key + "'", lo, hi) : fallback;
-}
-
 std::vector<std::vector<std::int64_t>> shape_list(const nlohmann::json& c, const std::string& where) {
   if (!c.contains("shapes") || !c["shapes"].is_array() || c["shapes"].empty())
     throw UsageError(where + ": needs a non-empty 'shapes' list");
@@ -80,6 +55,30 @@ std::string experiment_name(const nlohmann::json& j, const std::string& where, s
   return name;
 }
 
+}  // namespace
+
+void require_known_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where) {
+  for (const auto& [key, value] : j.items())
+    if (!known.count(key)) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError(where + ": unknown key '" + key + "' (expected one of " + list + ")");
+    }
+}
+
+std::int64_t whole_number(const nlohmann::json& v, const std::string& what, std::int64_t lo, std::int64_t hi) {
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) ||
+      v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+    throw UsageError(what + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                     ", got " + v.dump());
+  return v.get<std::int64_t>();
+}
+
+std::int64_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::int64_t fallback,
+                         std::int64_t lo, std::int64_t hi) {
+  return j.contains(key) ? whole_number(j.at(key), where + ": '" + key + "'", lo, hi) : fallback;
+}
+
 std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, const std::string& where,
                                    std::vector<std::string> fallback,
                                    std::vector<std::string> (*parse)(const std::string&)) {
@@ -88,14 +87,18 @@ std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, con
   const auto& v = j.at(key);
   if (v.is_string()) return parse(v.get<std::string>());
   if (!v.is_array()) throw UsageError(where + ": field '" + key + "' must be a string or a list");
+  if (v.empty()) throw UsageError(where + ": field '" + key + "' lists nothing");
   for (const auto& m : v) {
     if (!m.is_string()) throw UsageError(where + ": field '" + key + "' must list strings");
-    for (const auto& one : parse(m.get<std::string>())) out.push_back(one);
+    for (const auto& one : parse(m.get<std::string>())) {
+      // A mode named twice would be timed twice (["cold", "both"]).
+      if (std::find(out.begin(), out.end(), one) != out.end())
+        throw UsageError(where + ": field '" + key + "' names '" + one + "' twice");
+      out.push_back(one);
+    }
   }
   return out;
 }
-
-}  // namespace
 
 std::vector<std::string> parse_cache_modes(const std::string& text) {
   return parse_modes(text, "cold", "warm", "cache mode");

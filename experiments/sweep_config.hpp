@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,22 @@ T config_field(const nlohmann::json& j, const char* key, const std::string& wher
     throw UsageError(where + ": field '" + key + "' has the wrong type");
   }
 }
+
+// The strict reading every experiment's config shares (sweep, grid); each throws UsageError
+// with one line naming `where` and the key.
+// A key the config format does not have is an error, not a silent fallback to a default
+// ("visit" for "visits", "dtype" for "dtypes").
+void require_known_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where);
+// A whole JSON number in [lo, hi]: 2.7 visits or 1e12 samples are errors, not 2 or an overflow.
+std::int64_t whole_number(const nlohmann::json& v, const std::string& what, std::int64_t lo, std::int64_t hi);
+// j[key] as such a number, or `fallback` when absent.
+std::int64_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::int64_t fallback,
+                         std::int64_t lo, std::int64_t hi);
+// j[key] as cache modes or timers: one name ("cold", "both") or a non-empty list of them, none
+// named twice; `fallback` when absent.
+std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, const std::string& where,
+                                   std::vector<std::string> fallback,
+                                   std::vector<std::string> (*parse)(const std::string&));
 
 // Throws UsageError with one line naming the problem (unreadable file, bad JSON, bad field).
 SweepSettings load_sweep_config(const std::filesystem::path& file);

@@ -3,9 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/whole_number.hpp"
 #include "core/errors.hpp"
 #include "device/device_info.hpp"
 #include "device/device_limits.hpp"
@@ -33,10 +35,13 @@ void add_grid_command(CLI::App& app) {
   sub->add_option("--dtype", o->dtype, "Only this dtype (default: the config's)");
   sub->add_option("--cache", o->cache, "warm (default) | cold (with --timer events only)");
   sub->add_option("--timer", o->timer, "graph (default) | events");
-  sub->add_option("--visits", o->visits, "Visits per cell (default: the config's)");
-  sub->add_option("--samples", o->samples, "Samples per plan per visit (default: the config's)");
-  sub->add_option("--seed", o->seed, "Seed for inputs, visit order and checked rows (recorded)");
-  sub->add_option("--device", o->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  sub->add_option("--visits", o->visits, "Visits per cell (default: the config's)")
+      ->check(whole_in(1, kMaxVisitsOrSamples));
+  sub->add_option("--samples", o->samples, "Samples per plan per visit (default: the config's)")
+      ->check(whole_in(1, kMaxVisitsOrSamples));
+  sub->add_option("--seed", o->seed, "Seed for inputs, visit order and checked rows (recorded)")
+      ->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
+  sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/grid/");
   sub->add_flag("--list", o->list, "List the cells and their plan counts on this device, run nothing");
   sub->callback([o] {

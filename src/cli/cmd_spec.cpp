@@ -3,9 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/whole_number.hpp"
 #include "core/errors.hpp"
 #include "experiments/spec.hpp"
 #include "experiments/sweep_config.hpp"
@@ -32,11 +34,14 @@ void add_spec_command(CLI::App& app) {
                   "for those widths only)");
   sub->add_option("--cache", o->cache, "cold | warm | both (default cold)");
   sub->add_option("--timer", o->timer, "events | graph | both (default graph)");
-  sub->add_option("--visits", o->settings.visits, "Visits per case (randomized order; default 9)");
-  sub->add_option("--samples", o->settings.samples, "Samples per build per visit (default 3)");
+  sub->add_option("--visits", o->settings.visits, "Visits per case (randomized order; default 9)")
+      ->check(whole_in(1, kMaxVisitsOrSamples));
+  sub->add_option("--samples", o->settings.samples, "Samples per build per visit (default 3)")
+      ->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--threshold", o->settings.threshold, "A build pays when this much faster (default 0.03)");
-  sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)");
-  sub->add_option("--device", o->settings.device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)")
+      ->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
+  sub->add_option("--device", o->settings.device, "CUDA device index")->check(whole_in(0, 1023));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/spec/");
   sub->callback([o] {
     SpecSettings s = o->settings;

@@ -251,6 +251,18 @@ bool analysed_experiment(const std::string& experiment) {
   return experiment == "probe" || experiment == "grid" || experiment == "fit" || experiment == "tolerance";
 }
 
+// `markdown(a)` for an analysis block of `in`. The blocks are the file's own text: one edited
+// by hand (a count "x", a cell that is a number) is bad input, one line naming the file, not a
+// JSON type error out of the middle of the report.
+template <class Render>
+std::string rendered(const ReportInput& in, Render markdown, const json& a) {
+  try {
+    return markdown(a);
+  } catch (const json::exception& e) {
+    throw UsageError(in.path + ": extra." + in.result.experiment + " cannot be reported (" + e.what() + ")");
+  }
+}
+
 // The analysis block of a probe (extra.probe.analysis), grid (extra.grid.analysis) or fit
 // (extra.fit) as markdown, a file without one getting a line saying so; a tolerance probe's
 // table of shares.
@@ -263,8 +275,9 @@ std::string analysis_markdown(const ReportInput& in) {
   if (block == r.extra.end() || (!whole && !block->contains("analysis")))
     return "From " + in.path + ": no analysis in the file.\n\n";
   const json& a = whole ? *block : block->at("analysis");
-  const std::string text = r.experiment == "probe" ? probe_markdown(a) : r.experiment == "grid" ? grid_markdown(a)
-                                                                                                : fit_markdown(a);
+  const std::string text = rendered(in, r.experiment == "probe"  ? probe_markdown
+                                       : r.experiment == "grid" ? grid_markdown
+                                                                : fit_markdown, a);
   return "From " + in.path + ":\n\n" + text;
 }
 
@@ -316,7 +329,7 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
     if (in.result.experiment == "spec") {
       const auto spec = in.result.extra.find("spec");
       if (spec != in.result.extra.end() && spec->contains("analysis"))
-        out += "From " + in.path + ":\n\n" + spec_markdown(spec->at("analysis"));
+        out += "From " + in.path + ":\n\n" + rendered(in, spec_markdown, spec->at("analysis"));
     }
     for (const auto& r : in.result.records)
       if (filter.keeps(r)) shown.push_back(r);

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "core/errors.hpp"
 #include "experiments/fit.hpp"
 #include "experiments/grid.hpp"
 #include "experiments/grid_analysis.hpp"
+#include "grid_fixture.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/rows/row_family.hpp"
 #include "record_temp_dir.hpp"
@@ -20,7 +22,8 @@
 namespace kbench {
 namespace {
 
-const DeviceLimits kH200{132, 2048, 50 << 20, 2147483647, 65535};
+using test::kH200;
+using test::synthetic_grid;
 
 GridSettings config() { return load_grid_config(std::filesystem::path(KBENCH_SOURCE_DIR) / "configs/grid.json"); }
 
@@ -76,6 +79,46 @@ TEST(GridConfig, BadSettingsAreOneLineUsageErrors) {
   EXPECT_THROW(grid_cells(s, kH200, nullptr), UsageError);
 }
 
+// The message a grid config of `text` is refused with ("" when it is not).
+std::string grid_config_error(const std::string& text) {
+  test::TempDir dir;
+  const auto file = dir.path() / "grid.json";
+  std::ofstream(file) << text;
+  try {
+    GridSettings s = load_grid_config(file);
+    s.op = "softmax";
+    validate_grid_settings(s);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GridConfig, IsReadAsStrictlyAsASweepConfig) {
+  const std::string base = R"({"ops": ["softmax"], "rows": [4], "widths": [1024])";
+  EXPECT_EQ(grid_config_error(base + "}"), "");
+  const auto refused = [&](const std::string& more, const std::string& says) {
+    const std::string err = grid_config_error(base + ", " + more + "}");
+    EXPECT_NE(err.find(says), std::string::npos) << more << ": '" << err << "'";
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  };
+  refused(R"("visit": 3)", "unknown key 'visit'");
+  refused(R"("width": [64])", "unknown key 'width'");
+  refused(R"("visits": 2.7)", "'visits' must be a whole number from 1 to 100000, got 2.7");
+  refused(R"("samples": 1000000)", "'samples' must be a whole number from 1 to 100000");
+  refused(R"("seed": -7)", "'seed' must be a whole number");
+  refused(R"("rows_per_sm": [0])", "'rows_per_sm' values must be numbers above 0");
+  refused(R"("check_sample_rows": 1)", "'check_sample_rows' must be a whole number from 2");
+  refused(R"("max_elements": 1000)", "no cells (the smallest, 4x1024, is above max_elements 1000)");
+  refused(R"("cache": ["warm", "tepid"])", "unknown cache mode 'tepid'");
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [2.5], "widths": [1024]})").find("'rows' must be a whole number"),
+            std::string::npos);
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [4], "widths": [1048577]})").find("'widths' must be a whole number from 1 to 1048576"),
+            std::string::npos);
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax", "add"], "rows": [4], "widths": [1024]})").find("'add', which is not a row op"),
+            std::string::npos);
+}
+
 TEST(GridCheck, SampledRowsAreFixedDistinctAndHoldTheEnds) {
   const auto rows = sample_rows(1056, 64, 7);
   EXPECT_EQ(rows.size(), 64u);
@@ -85,44 +128,6 @@ TEST(GridCheck, SampledRowsAreFixedDistinctAndHoldTheEnds) {
   EXPECT_EQ(rows, sample_rows(1056, 64, 7));
   EXPECT_NE(rows, sample_rows(1056, 64, 8));
   EXPECT_EQ(sample_rows(5, 64, 7).size(), 5u);
-}
-
-// A grid result of `op` made by hand: every plan of grid_plans at each cell, timed by `us`.
-using PlanTime = std::function<double(std::int64_t rows, std::int64_t width, const rows::RowPlan&)>;
-Result synthetic_grid(const std::string& op, const std::vector<std::int64_t>& row_counts,
-                      const std::vector<std::int64_t>& widths, const PlanTime& us, const std::string& started,
-                      const std::string& device = "NVIDIA H200") {
-  Result r;
-  r.experiment = "grid";
-  r.meta["started"] = started;
-  r.device = {{"name", device}, {"sms", 132}};
-  nlohmann::json cells = nlohmann::json::array();
-  const rows::RowRules& rules = rows::row_rules(op);
-  for (const auto rc : row_counts)
-    for (const auto w : widths) {
-      cells.push_back({{"dtype", "bfloat16"}, {"rows", rc}, {"width", w},
-                       {"rule", rows::grid_plan_name(rows::row_plan(rc, w, DType::bf16, kH200, rules), rules)}});
-      for (const auto& p : rows::grid_plans(rc, w, DType::bf16, kH200, rules)) {
-        Record rec;
-        rec.op = op;
-        rec.variant = rows::grid_plan_name(p, rules);
-        rec.dtype = "bfloat16";
-        rec.shape = {rc, w};
-        rec.cache = "warm";
-        rec.timer = "graph";
-        rec.median_us = us(rc, w, p);
-        rec.samples_us = {rec.median_us};
-        rec.check.passed = true;
-        r.records.push_back(rec);
-      }
-    }
-  r.extra["grid"] = {{"op", op},
-                     {"device_limits", {{"sms", 132}, {"max_threads_per_sm", 2048}, {"l2_bytes", 50 << 20}}},
-                     {"cache", "warm"},
-                     {"timer", "graph"},
-                     {"cells", cells}};
-  r.extra["grid"]["analysis"] = grid_analysis(r);
-  return r;
 }
 
 const std::vector<std::int64_t> kRows = {1, 8, 33, 66, 99, 132, 528};
@@ -208,6 +213,13 @@ TEST(Fit, MismatchedGridsAreRefused) {
   EXPECT_THROW(fit_grids(a, synthetic_grid("row_sum", kRows, kWidths, flat, "t1"), "A", "B"), UsageError);
   EXPECT_THROW(fit_grids(a, synthetic_grid("softmax", {1, 8}, kWidths, flat, "t1"), "A", "B"), UsageError);
   EXPECT_THROW(fit_grids(a, a, "A", "A"), UsageError);  // the same run twice
+  Result events = synthetic_grid("softmax", kRows, kWidths, flat, "t1");  // the same cells, another timer
+  events.extra["grid"]["timer"] = "events";
+  for (auto& rec : events.records) rec.timer = "events";
+  EXPECT_THROW(fit_grids(a, events, "A", "B"), UsageError);
+  Result zero_sms = synthetic_grid("softmax", kRows, kWidths, flat, "t1");  // row_plan divides by the SMs
+  zero_sms.extra["grid"]["device_limits"]["sms"] = 0;
+  EXPECT_THROW(fit_grids(a, zero_sms, "A", "B"), UsageError);
 }
 
 TEST(Fit, TheCommandRefusesMismatchedFilesInOneLineAndWritesNothing) {
