@@ -112,8 +112,10 @@ Comparison compare_results(const Result& a, const Result& b, double noise_pct) {
     CaseComparison c;
     c.a = &rec, c.b = &rb, c.ratio = rb.median_us / rec.median_us;
     // Both intervals come from core/stats: the median of per-visit ratios B/A where the runs
-    // share visits, the ratio of the two samples' medians otherwise; see stats.hpp for what
-    // their 95% can be trusted to cover.
+    // share visits, the ratio of the two samples' medians otherwise. Their 95% is nominal: over
+    // n <= 5 visits the paired percentile interval is the range of the n ratios, which covers
+    // their median with probability 1 - 2^(1-n) (75% at 3 visits), and the two-sample one treats
+    // samples of one visit as independent. The noise band (verdict_of) guards against both.
     if (shares_visits(a, rec, b, rb)) {
       const PairedRatio pr = paired_ratio(rb.samples_us, rb.sample_visits, rec.samples_us, rec.sample_visits,
                                           kBootstrapSeed);
