@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   kbench::add_grid_command(app);
   kbench::add_fit_command(app);
   kbench::add_spec_command(app);
+  kbench::add_compare_command(app);
 
   try {
     app.parse(argc, argv);

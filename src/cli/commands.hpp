@@ -22,5 +22,6 @@ void add_probe_command(CLI::App& app);
 void add_grid_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
 void add_spec_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace kbench

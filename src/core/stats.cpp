@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "core/rng.hpp"
 
@@ -41,6 +43,17 @@ std::map<int, std::vector<double>> by_visit(const std::vector<double>& samples,
   return out;
 }
 
+// The 2.5% and 97.5% percentiles of `resamples` draws of a statistic, each made by `draw` from
+// one generator seeded by `seed`: the one percentile bootstrap the paired and the two-sample
+// ratios share.
+template <class Draw>
+std::pair<double, double> bootstrap_interval(std::uint64_t seed, int resamples, Draw draw) {
+  Rng rng(seed);
+  std::vector<double> stats(static_cast<std::size_t>(resamples));
+  for (auto& s : stats) s = draw(rng);
+  return {quantile(stats, 0.025), quantile(stats, 0.975)};
+}
+
 }  // namespace
 
 PairedRatio paired_ratio(const std::vector<double>& baseline_samples,
@@ -60,15 +73,26 @@ PairedRatio paired_ratio(const std::vector<double>& baseline_samples,
   r.visits = ratios.size();
   if (ratios.empty()) return r;
   r.median = quantile(ratios, 0.5);
-  Rng rng(seed);
-  std::vector<double> medians(static_cast<std::size_t>(resamples));
   std::vector<double> pick(ratios.size());
-  for (auto& m : medians) {
+  std::tie(r.lo, r.hi) = bootstrap_interval(seed, resamples, [&](Rng& rng) {
     for (auto& p : pick) p = ratios[rng.below(ratios.size())];
-    m = quantile(pick, 0.5);
-  }
-  r.lo = quantile(medians, 0.025);
-  r.hi = quantile(medians, 0.975);
+    return quantile(pick, 0.5);
+  });
+  return r;
+}
+
+PairedRatio sample_ratio(const std::vector<double>& numerator_samples,
+                         const std::vector<double>& denominator_samples, std::uint64_t seed,
+                         int resamples) {
+  PairedRatio r;
+  if (numerator_samples.empty() || denominator_samples.empty()) return r;
+  r.median = quantile(numerator_samples, 0.5) / quantile(denominator_samples, 0.5);
+  std::vector<double> num(numerator_samples.size()), den(denominator_samples.size());
+  std::tie(r.lo, r.hi) = bootstrap_interval(seed, resamples, [&](Rng& rng) {
+    for (auto& x : num) x = numerator_samples[rng.below(numerator_samples.size())];
+    for (auto& x : den) x = denominator_samples[rng.below(denominator_samples.size())];
+    return quantile(num, 0.5) / quantile(den, 0.5);
+  });
   return r;
 }
 

@@ -29,4 +29,12 @@ PairedRatio paired_ratio(const std::vector<double>& baseline_samples,
                          const std::vector<int>& candidate_visits, std::uint64_t seed,
                          int resamples = 2000);
 
+// Two samples with no visits in common (two runs): the ratio of their medians, numerator over
+// denominator, and a percentile-bootstrap interval of it, each sample resampled on its own
+// (visits = 0). Samples taken in one visit are not independent, and a bootstrap of a median
+// over few samples is coarse, so the nominal 95% is an upper bound on the coverage.
+PairedRatio sample_ratio(const std::vector<double>& numerator_samples,
+                         const std::vector<double>& denominator_samples, std::uint64_t seed,
+                         int resamples = 2000);
+
 }  // namespace kbench

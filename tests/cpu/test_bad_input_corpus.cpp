@@ -193,9 +193,17 @@ TEST(BadInputCorpus, ResultFiles) {
   bad.push_back({"an int field of 1.4e50 (found by fuzzing)", edited("\"launches_per_sample\": 1", "\"launches_per_sample\": 1.4e50")});
   bad.push_back({"another schema", edited("\"schema\": \"kbench/result/v1\"", "\"schema\": \"kbench/result/v9\"")});
   bad.push_back({"records an object", edited("\"records\": [", "\"records\": {\"x\": [") + "}"});
+  // compare reads the same files, as either of its two; and refuses a median it cannot divide by.
+  const std::string fixture = test::shell_quoted(kReports / "kbench_h200.json");
   for (const auto& [what, text] : bad) {
     write_text(file, text);
     expect_refused("report " + test::shell_quoted(file), out, what);
+    expect_refused("compare " + test::shell_quoted(file) + " " + fixture, out, "compare A: " + what);
+    expect_refused("compare " + fixture + " " + test::shell_quoted(file), out, "compare B: " + what);
+  }
+  for (const char* median : {"0", "-20.0"}) {
+    write_text(file, edited("\"median_us\": 20.0", std::string("\"median_us\": ") + median));
+    expect_refused("compare " + fixture + " " + test::shell_quoted(file), out, std::string("compare: median ") + median);
   }
   fs::remove_all(work);
 }
