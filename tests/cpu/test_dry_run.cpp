@@ -84,7 +84,7 @@ TEST(DryRun, FiltersNarrowThePlan) {
   expect_plan(one);
   EXPECT_TRUE(has(one.result.out, "add float32 1048576 ")) << one.result.out;
   EXPECT_FALSE(has(one.result.out, "copy")) << one.result.out;
-  EXPECT_FALSE(has(one.result.out, " graph ")) << one.result.out;
+  EXPECT_FALSE(has(one.result.out, " cold  graph ")) << one.result.out;
   EXPECT_TRUE(has(one.result.out, "total: 1 unit(s), 9 timed samples")) << one.result.out;
 }
 
