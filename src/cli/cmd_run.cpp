@@ -1,4 +1,6 @@
 // kbench run: the operator sweep (experiments/sweep.cpp), written to <out>/<experiment>/.
+// --dry-run prints the plan instead (harness/dry_run.hpp): after the same validation, with no
+// GPU needed and nothing written.
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -6,8 +8,10 @@
 #include "cli/commands.hpp"
 #include "cli/sweep_options.hpp"
 #include "core/errors.hpp"
+#include "device/device_info.hpp"
 #include "experiments/sweep.hpp"
 #include "core/shape.hpp"
+#include "harness/dry_run.hpp"
 #include "record/manifest.hpp"
 
 namespace kbench {
@@ -41,8 +45,19 @@ void print_table(const Result& r) {
 void add_run_command(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "Operator sweep: check every variant, then time it in randomized visits");
   auto opts = add_sweep_options(sub, /*timing=*/true);
-  sub->callback([opts] {
+  auto dry_run = std::make_shared<bool>(false);
+  sub->add_flag("--dry-run", *dry_run,
+                "Print the plan (cases, variants and skips, samples, an estimate of the time) and exit; "
+                "needs no GPU, writes nothing");
+  sub->callback([opts, dry_run] {
     const SweepSettings s = resolve_sweep_settings(*opts);
+    if (*dry_run) {
+      // sweep_experiment validates ops, variants and shapes before any device is looked at.
+      const Experiment e = sweep_experiment(s);
+      const PlanDevice dev = plan_device(s.device);
+      std::fputs(describe_plan(e, dev.limits, dev.source).c_str(), stdout);
+      return;
+    }
     warn_if_tree_differs();
     const Result r = run_experiment(sweep_experiment(s), process_argv());
     const auto path = write_result(r, std::filesystem::path(opts->out) / s.experiment);

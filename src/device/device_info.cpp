@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "core/errors.hpp"
 #include "core/text.hpp"
@@ -22,7 +24,31 @@ int cublas_property(libraryPropertyType type) {
   return value;
 }
 
+// A GPU node the driver made (/dev/nvidia0, ...) or a GPU it lists under /proc: without
+// either, CUDA could only fail, so it is not asked.
+bool nvidia_gpu_present() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists("/dev/nvidia0", ec)) return true;
+  const fs::path gpus = "/proc/driver/nvidia/gpus";
+  return fs::is_directory(gpus, ec) && !fs::is_empty(gpus, ec);
+}
+
 }  // namespace
+
+PlanDevice plan_device(int requested) {
+  const std::string fallback = "the H200 default (kH200Limits, src/device/device_limits.hpp)";
+  if (!nvidia_gpu_present()) return {kH200Limits, fallback + ": no GPU visible"};
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();  // clear the sticky error: nothing else runs, but leave CUDA clean
+    return {kH200Limits, fallback + ": the driver shows a GPU but CUDA sees none"};
+  }
+  select_device(requested);
+  cudaDeviceProp prop{};
+  KB_CUDA(cudaGetDeviceProperties(&prop, requested));
+  return {current_device_limits(), "GPU " + std::to_string(requested) + " (" + prop.name + ")"};
+}
 
 int select_device(int requested) {
   int count = 0;

@@ -5,11 +5,25 @@
 
 #include <string>
 
+#include "device/device_limits.hpp"
+
 namespace kbench {
 
 // Makes `requested` the current device and returns it. Throws UsageError when no CUDA device
 // is visible or `requested` is not one of them.
 int select_device(int requested);
+
+// The limits a plan is made for, and where they came from (a line for the output).
+struct PlanDevice {
+  DeviceLimits limits;
+  std::string source;
+};
+
+// For `kbench run --dry-run`: the limits of device `requested` when the NVIDIA driver shows a
+// GPU, else kH200Limits. Whether there is a GPU is judged from /proc/driver/nvidia and /dev
+// first, so that a machine without one makes no CUDA call at all (no error, no library load).
+// UsageError when GPUs are visible and `requested` is not one of them, as for a real run.
+PlanDevice plan_device(int requested);
 
 // {"name", "cc", "sms", "l2_bytes", "memory_bytes", "uuid", "pci_bus_id", "sm_clock_max_mhz",
 //  "memory_clock_mhz", "memory_bus_bits", "driver", "driver_version" (when nvidia-smi answers),

@@ -16,6 +16,12 @@ struct DeviceLimits {
   int max_grid_y = 65535;
 };
 
+// The limits a plan assumes where no GPU can be asked (`kbench run --dry-run` on a machine
+// without one): the NVIDIA H200's, the GPU kbench is tuned and its results measured on (132
+// SMs, 2048 threads per SM, 50 MiB of L2, CUDA's grid limits). The one named default: CPU tests
+// that pin a plan on an H200 use it too.
+inline constexpr DeviceLimits kH200Limits{132, 2048, std::int64_t{50} << 20, 2147483647, 65535};
+
 // One attribute of a device (the current one when device < 0); throws CudaError on failure.
 int device_attribute(cudaDeviceAttr attr, int device = -1);
 

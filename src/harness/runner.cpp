@@ -28,11 +28,6 @@ namespace kbench {
 
 namespace {
 
-// A graph replay of about 2 ms: long against event resolution (~0.5 us) and the replay's own
-// start, short enough that a visit stays a burst.
-constexpr double kGraphTargetUs = 2000;
-constexpr int kMinGraphLaunches = 4;
-constexpr int kMaxGraphLaunches = 500;
 // A timer floor that moves by more than this during preparation or during the visits is
 // reported (extra.timer_floor_shifts); within one process its samples agree to a few percent.
 constexpr double kFloorTolerance = 0.10;

@@ -27,6 +27,13 @@
 
 namespace kbench {
 
+// A graph replay of about 2 ms: long against event resolution (~0.5 us) and the replay's own
+// start, short enough that a visit stays a burst. (Here, not in runner.cpp: the dry run's
+// estimate, harness/dry_run.hpp, counts the same launches.)
+inline constexpr double kGraphTargetUs = 2000;
+inline constexpr int kMinGraphLaunches = 4;
+inline constexpr int kMaxGraphLaunches = 500;
+
 // One case and the variants to check and time on it.
 struct MeasuredCase {
   const Problem* problem = nullptr;

@@ -17,7 +17,7 @@
 
 namespace kbench::test {
 
-inline const DeviceLimits kH200{132, 2048, 50 << 20, 2147483647, 65535};
+inline const DeviceLimits kH200 = kH200Limits;  // src/device/device_limits.hpp
 
 // A grid result of `op` made by hand: every plan of grid_plans at each cell, timed by `us`.
 using PlanTime = std::function<double(std::int64_t rows, std::int64_t width, const rows::RowPlan&)>;

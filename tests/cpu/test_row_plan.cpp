@@ -18,7 +18,7 @@
 namespace kbench::rows {
 namespace {
 
-const DeviceLimits kH200{132, 2048, 50 << 20, 2147483647, 65535};
+const DeviceLimits kH200 = kH200Limits;  // src/device/device_limits.hpp
 const char* const kRowOps[] = {"row_sum", "softmax", "softmax_backward"};
 
 struct Row {
