@@ -18,11 +18,23 @@ namespace kbench {
 
 namespace {
 
-// --pauses as text: CLI11 reads `--pauses ""` into a list of doubles as no value at all, so
-// the default pauses would run in place of the empty list asked for.
+// --pauses as text, split here: CLI11 reads `--pauses ""` into a list of doubles as no value at
+// all (the default pauses would run in place of the empty list asked for), and its delimiter
+// drops empty items (`1,,2` read as 1,2).
+std::vector<std::string> split_commas(const std::vector<std::string>& texts) {
+  std::vector<std::string> items;
+  for (const auto& text : texts) {
+    std::size_t start = 0;
+    for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
+      items.push_back(text.substr(start, comma - start));
+    items.push_back(text.substr(start));
+  }
+  return items;
+}
+
 std::vector<double> parse_pauses(const std::vector<std::string>& texts) {
   std::vector<double> out;
-  for (const auto& t : texts) {
+  for (const auto& t : split_commas(texts)) {
     std::size_t used = 0;
     double v = 0;
     try {
@@ -49,8 +61,7 @@ void add_probe_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "probe", "GPU clock behaviour after idle: a fixed kernel timed again and again after pauses, with the SM "
                "clock of every sample; states the warm-up a run needs");
-  sub->add_option("--pauses", o->pauses, "Idle pauses in seconds, increasing (default 0 0.1 0.5 1 2 5 10 20)")
-      ->delimiter(',');
+  sub->add_option("--pauses", o->pauses, "Idle pauses in seconds, increasing (default 0 0.1 0.5 1 2 5 10 20)");
   sub->add_option("--repeats", o->settings.repeats, "Series per pause, in shuffled order (default 3)")
       ->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--window-ms", o->settings.window_ms, "How long each series samples after its pause (default 1000)");
