@@ -145,10 +145,12 @@ void validate_held(const std::vector<std::string>& held) {
 
 std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vector<std::string>& held) {
   validate_held(held);
-  const nlohmann::json now = to_json(params_of(current));
-  std::vector<RuleParams> space{RuleParams{}};
-  // Every value of one threshold for every candidate so far.
-  const auto vary = [&space](auto member, const auto& values) {
+  const RuleParams now = params_of(current);
+  std::vector<RuleParams> space{now};
+  // Every value of one threshold for every candidate so far; a held threshold keeps its
+  // current value (to_json's key names it).
+  const auto vary = [&](const char* name, auto member, const auto& values) {
+    if (std::find(held.begin(), held.end(), name) != held.end()) return;  // space holds now's value
     std::vector<RuleParams> next;
     for (const RuleParams& p : space)
       for (const auto v : values) {
@@ -160,27 +162,21 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
   };
   using W = std::vector<std::int64_t>;
   const std::vector<int> per_sm{0, 1, 2, 4, 8, 16};
-  vary(&RuleParams::split_below_divisor, std::vector<int>{1, 2, 3, 4, 6, 8, kNeverSplit});
-  vary(&RuleParams::split_above_width, W{8192, 16384, 32768, 65536});
-  vary(&RuleParams::split_all_sms_above_width, W{32768, 65536, rows::kMaxWidth});
-  vary(&RuleParams::auto_resident_vecs, W{256, 512, 1024, 2048, 4096});
-  vary(&RuleParams::chunk_8192_per_sm, per_sm);
-  vary(&RuleParams::chunk_4096_per_sm, per_sm);
-  vary(&RuleParams::chunk_counts_rows, std::vector<bool>{false, true});
-  vary(&RuleParams::warp_max_vecs, W{32, 64, 128, 256});
+  vary("split_below_divisor", &RuleParams::split_below_divisor, std::vector<int>{1, 2, 3, 4, 6, 8, kNeverSplit});
+  vary("split_above_width", &RuleParams::split_above_width, W{8192, 16384, 32768, 65536});
+  vary("split_all_sms_above_width", &RuleParams::split_all_sms_above_width, W{32768, 65536, rows::kMaxWidth});
+  vary("auto_resident_vecs", &RuleParams::auto_resident_vecs, W{256, 512, 1024, 2048, 4096});
+  vary("chunk_8192_per_sm", &RuleParams::chunk_8192_per_sm, per_sm);
+  vary("chunk_4096_per_sm", &RuleParams::chunk_4096_per_sm, per_sm);
+  vary("chunk_counts_rows", &RuleParams::chunk_counts_rows, std::vector<bool>{false, true});
+  vary("warp_max_vecs", &RuleParams::warp_max_vecs, W{32, 64, 128, 256});
   // eight_vectors_above varies only where the op's float32 blocks take 8 vectors.
-  vary(&RuleParams::eight_vectors_above,
-       current.block_eight_vectors_f32 ? W{0, 128, 256, 512} : W{current.eight_vectors_above});
+  if (current.block_eight_vectors_f32) vary("eight_vectors_above", &RuleParams::eight_vectors_above, W{0, 128, 256, 512});
   // The current thresholds first (a tie keeps them), then the rest, 8192-element chunks never
-  // reaching past 4096-element ones, the held thresholds at their current values.
-  const auto holds = [&](const RuleParams& p) {
-    if (held.empty()) return true;
-    const nlohmann::json j = to_json(p);
-    return std::all_of(held.begin(), held.end(), [&](const std::string& k) { return j[k] == now[k]; });
-  };
-  std::vector<RuleParams> out{params_of(current)};
+  // reaching past 4096-element ones.
+  std::vector<RuleParams> out{now};
   for (const RuleParams& p : space)
-    if (p.chunk_4096_per_sm >= p.chunk_8192_per_sm && !(p == out.front()) && holds(p)) out.push_back(p);
+    if (p.chunk_4096_per_sm >= p.chunk_8192_per_sm && !(p == now)) out.push_back(p);
   return out;
 }
 
