@@ -122,7 +122,7 @@ void validate_grid_settings(const GridSettings& s) {
   const bool graph = std::count(s.timers.begin(), s.timers.end(), "graph") > 0;
   if (cold && graph)
     throw UsageError("grid: cold graph timing rotates 3x L2 of input copies per cell (over 10^5 for the smallest "
-                     "cells); use --cache warm, or --timer events for cold");
+                     "cells); use --cache warm, or --timer events or cupti for cold");
 }
 
 }  // namespace kbench

@@ -105,7 +105,13 @@ std::vector<std::string> parse_cache_modes(const std::string& text) {
 }
 
 std::vector<std::string> parse_timers(const std::string& text) {
-  return parse_modes(text, "events", "graph", "timer");
+  if (text == "cupti") return {"cupti"};
+  if (text == "all") return {"events", "graph", "cupti"};
+  try {
+    return parse_modes(text, "events", "graph", "timer");
+  } catch (const UsageError&) {
+    throw UsageError("unknown timer '" + text + "' (expected events, graph, cupti, both (events and graph) or all)");
+  }
 }
 
 namespace {

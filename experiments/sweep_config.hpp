@@ -81,7 +81,8 @@ SweepSettings load_sweep_config(const std::filesystem::path& file);
 // The same from a config's text; `name` is what errors and the record call it.
 SweepSettings parse_sweep_config(const std::string& text, const std::string& name);
 
-// "cold" | "warm" | "both" -> list; same for "events" | "graph" | "both".
+// "cold" | "warm" | "both" -> list; timers: "events" | "graph" | "cupti" | "both" (events and
+// graph, as before the third timer) | "all".
 std::vector<std::string> parse_cache_modes(const std::string& text);
 std::vector<std::string> parse_timers(const std::string& text);
 

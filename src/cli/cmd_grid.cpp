@@ -33,8 +33,8 @@ void add_grid_command(CLI::App& app) {
   sub->add_option("--config", o->config, "Grid config (default configs/grid.json)");
   sub->add_option("--op", o->op, "The row op: row_sum, softmax, softmax_backward, rmsnorm, rmsnorm_backward");
   sub->add_option("--dtype", o->dtype, "Only this dtype (default: the config's)");
-  sub->add_option("--cache", o->cache, "warm (default) | cold (with --timer events only)");
-  sub->add_option("--timer", o->timer, "graph (default) | events");
+  sub->add_option("--cache", o->cache, "warm (default) | cold (with --timer events or cupti only)");
+  sub->add_option("--timer", o->timer, "graph (default) | events | cupti");
   sub->add_option("--visits", o->visits, "Visits per cell (default: the config's)")
       ->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--samples", o->samples, "Samples per plan per visit (default: the config's)")

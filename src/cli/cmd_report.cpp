@@ -47,7 +47,7 @@ void add_report_command(CLI::App& app) {
   sub->add_option("--cache", options->filter.cache, "Show only this cache mode")
       ->check(CLI::IsMember({"cold", "warm", "all"}));
   sub->add_option("--timer", options->filter.timer, "Show only this timer")
-      ->check(CLI::IsMember({"events", "graph", "all"}));
+      ->check(CLI::IsMember({"events", "graph", "cupti", "all"}));
   sub->callback([options] { run_report(*options); });
 }
 

@@ -24,7 +24,7 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
   if (!timing) return o;
   sub->add_option("--cache", o->cache, "cold | warm | both");
-  sub->add_option("--timer", o->timer, "events | graph | both");
+  sub->add_option("--timer", o->timer, "events | graph | cupti | both (events, graph) | all");
   sub->add_option("--visits", o->visits, "Visits per case (randomized order)")->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--samples", o->samples, "Samples per variant per visit")->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/<experiment>/");

@@ -22,6 +22,9 @@ constexpr double kAssumedBytesPerS = 4.0e12;
 constexpr double kLaunchFloorUs = 0.6;
 constexpr double kEventPairUs = 2.7;
 constexpr double kHostRoundTripUs = 50;
+// A cupti sample turns activity collection on and off and flushes CUPTI's buffers: host work
+// of the order of a few host round trips (to be set against a measured run).
+constexpr double kCuptiSampleUs = 4 * kHostRoundTripUs;
 constexpr double kPrepNsPerElement = 6;
 constexpr double kStartupS = 2;
 
@@ -54,6 +57,7 @@ double sample_us(const MeasuredCase& mc, const std::string& cache, const std::st
   const double launch = launch_us(mc);
   const bool cold = cache == "cold";
   if (timer == "events") return launch + kEventPairUs + kHostRoundTripUs + (cold ? flush_us(dev) : 0);
+  if (timer == "cupti") return launch + kCuptiSampleUs + (cold ? flush_us(dev) : 0);
   // Cold graphs rotate through input sets of at least 3x L2 in all, each launched once at least.
   const double sets = cold ? 1 + std::ceil(3.0 * dev.l2_bytes / std::max(footprint_bytes(mc), 1.0)) : 1;
   const double count = std::max(std::clamp(std::ceil(kGraphTargetUs / std::max(launch, 0.5)),
@@ -66,6 +70,7 @@ double sample_us(const MeasuredCase& mc, const std::string& cache, const std::st
 double floor_sample_us(const std::string& cache, const std::string& timer, const DeviceLimits& dev) {
   if (timer == "events")
     return kLaunchFloorUs + kEventPairUs + kHostRoundTripUs + (cache == "cold" ? flush_us(dev) : 0);
+  if (timer == "cupti") return kLaunchFloorUs + kCuptiSampleUs + (cache == "cold" ? flush_us(dev) : 0);
   return kMaxGraphLaunches * kLaunchFloorUs + kHostRoundTripUs;
 }
 

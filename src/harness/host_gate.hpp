@@ -2,7 +2,7 @@
 // memory until the host sets it. Work queued behind it starts only when the host says so, after
 // everything has been enqueued, so no host latency (after an idle pause the first launches took
 // 180-230 us of host time in the predecessor's measurement) can fall inside a timed interval.
-// The events timer's 50 us spin (harness/timers.hpp) covers a warm host's enqueue, not that.
+// The events and cupti timers and the probe queue their samples behind it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -37,5 +37,11 @@ class HostGate {
   volatile int* timed_out_ = nullptr;  // the kernel writes 1 when it gave up
   EventPair events_;
 };
+
+// The gate the timers share: a run builds one timer per case, variant, cache mode and timer
+// (thousands in a grid) and each would otherwise pin host memory of its own. Created on first
+// use, on the current device; never freed (it lives until the process ends, past the CUDA
+// context's teardown). Timers sample one at a time, so one gate serves them all.
+HostGate& shared_host_gate();
 
 }  // namespace kbench

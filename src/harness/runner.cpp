@@ -19,6 +19,7 @@
 #include "harness/l2_flush.hpp"
 #include "harness/prepare.hpp"
 #include "harness/timer_floor.hpp"
+#include "harness/cupti_timer.hpp"
 #include "harness/timers.hpp"
 #include "harness/units.hpp"
 #include "record/manifest.hpp"
@@ -96,6 +97,7 @@ std::unique_ptr<Timer> build_timer(const Prepared& p, std::size_t k, const std::
   };
   const bool cold = cache == "cold";
   if (timer == "events") return make_event_timer(launch, p.data.primary, cold ? &flusher : nullptr, stream);
+  if (timer == "cupti") return make_cupti_timer(launch, p.data.primary, cold ? &flusher : nullptr, stream);
   std::vector<const DeviceSet*> sets{&p.data.primary};
   if (cold)
     for (const auto& r : p.data.rotation) sets.push_back(&r);

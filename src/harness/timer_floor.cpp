@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/stats.hpp"
+#include "harness/cupti_timer.hpp"
 #include "harness/timers.hpp"
 
 namespace kbench {
@@ -18,9 +19,9 @@ nlohmann::json measure_timer_floors(const std::vector<std::string>& caches,
   for (const auto& cache : caches)
     for (const auto& timer : timers) {
       const bool cold = cache == "cold";
-      const auto t = timer == "events"
-                         ? make_event_timer(empty, nothing, cold ? &flusher : nullptr, stream)
-                         : make_graph_timer(empty, {&nothing}, graph_launches, cold, stream);
+      const auto t = timer == "events"  ? make_event_timer(empty, nothing, cold ? &flusher : nullptr, stream)
+                     : timer == "cupti" ? make_cupti_timer(empty, nothing, cold ? &flusher : nullptr, stream)
+                                        : make_graph_timer(empty, {&nothing}, graph_launches, cold, stream);
       std::vector<double> us;
       for (int i = 0; i < samples; ++i) us.push_back(t->sample_us());
       const Summary sum = summarize(us);

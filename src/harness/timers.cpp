@@ -1,15 +1,14 @@
 #include "harness/timers.hpp"
 
+#include <stdexcept>
+
 #include "core/errors.hpp"
 #include "harness/event_pair.hpp"
+#include "harness/host_gate.hpp"
 
 namespace kbench {
 
 namespace {
-
-// Longer than the host takes to enqueue an event pair and a launch (a few microseconds, tens
-// for launchers that query the device first).
-constexpr double kQueueDelayUs = 50;
 
 class EventTimer final : public Timer {
  public:
@@ -17,20 +16,30 @@ class EventTimer final : public Timer {
       : launch_(std::move(launch)), set_(set), flusher_(flusher), stream_(s) {}
   double sample_us() override {
     KB_CUDA(cudaStreamSynchronize(stream_));
-    // Queue the start event and the launch behind GPU work, without waiting for it: the
-    // host's enqueue overlaps it and stays out of the interval.
-    if (flusher_) flusher_->flush(stream_);
-    else launch_queue_delay(stream_, kQueueDelayUs);
-    events_.start(stream_);
-    launch_(set_, stream_);
-    events_.stop(stream_);
-    return events_.elapsed_us();
+    // The flush (cold), the start event, the launch and the stop event are queued behind the
+    // host-released gate and run only once all of them are queued: host enqueue latency, however
+    // long, stays out of the interval.
+    HostGate& gate = shared_host_gate();
+    gate.hold(stream_);
+    try {
+      if (flusher_) flusher_->flush(stream_);
+      events_.start(stream_);
+      launch_(set_, stream_);
+      events_.stop(stream_);
+    } catch (...) {
+      gate.release();
+      throw;
+    }
+    gate.release();
+    const double us = events_.elapsed_us();
+    if (!gate.released_in_time())
+      throw std::runtime_error("events timer: the host gate timed out (enqueueing one sample took over a second)");
+    return us;
   }
   int launches_per_sample() const override { return 1; }
   std::string note() const override {
-    return std::string(flusher_ ? "one launch queued behind an L2 flush"
-                                : "one launch queued behind a 50 us spin, L2 warm") +
-           "; host launch latency hidden, GPU-side launch cost included";
+    return std::string(flusher_ ? "one launch after an L2 flush" : "one launch, L2 warm") +
+           ", queued behind a host-released gate; host launch latency hidden, GPU-side launch cost included";
   }
 
  private:

@@ -1,10 +1,11 @@
-// The two timers. Both report microseconds per launch.
+// The events and graph timers (the third, cupti, is in harness/cupti_timer.hpp). Each reports
+// microseconds per launch.
 //
-// events: a CUDA event pair around one launch. The pair and the launch are queued behind GPU
-//   work that takes longer than the host needs to enqueue them: the L2 flush (cold) or a
-//   50 us spin (warm). So the host's launch latency is hidden, as in NVBench (blocking
-//   kernel) and triton's do_bench (flush); the interval still holds the GPU-side cost of
-//   starting one kernel, which graph replay amortizes.
+// events: a CUDA event pair around one launch. The pair, the launch and (cold) the L2 flush
+//   before them are queued behind a host-released blocking kernel (harness/host_gate.hpp), as in
+//   NVBench, and start only once everything is queued: the host's launch latency is hidden, however
+//   long it is; the interval still holds the GPU-side cost of starting one kernel, which graph
+//   replay amortizes.
 // graph: `count` launches captured once into a CUDA graph and replayed; the event interval
 //   around a replay divided by `count`. Launch gaps shrink to the graph's, so the difference
 //   to the events timer is the launch overhead. Cold mode cannot flush between captured

@@ -81,7 +81,7 @@ LineContext line_context(const std::string& line, const std::set<std::string>& o
     if (ops.count(w)) context.op.insert(w);
     else if (w == "float32" || w == "float16" || w == "bfloat16") context.dtype.insert(w);
     else if (w == "cold" || w == "warm") context.cache.insert(w);
-    else if (w == "events" || w == "graph") context.timer.insert(w);
+    else if (w == "events" || w == "graph" || w == "cupti") context.timer.insert(w);
     else if (!in_number && std::regex_match(w, shape)) context.shape.insert(w);
   }
   return context;
