@@ -21,7 +21,8 @@
 # every variant against the oracle before timing it anyway; a session that ran out of time in
 # its sweeps, after 3 minutes of tests, brought back neither.
 # EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below). Extra kbench run
-# flags go in KBENCH_RUN_FLAGS; GPU_TEST_FILTER narrows the gtest run and
+# flags go in KBENCH_RUN_FLAGS; NCU_CHECK=1 sets the cupti timer against Nsight Compute;
+# PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run and
 # SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
 # them. TORCH_CONFIG=configs/side_by_side.json (or several configs, space-separated) also runs
 # the PyTorch script on each after kbench and
@@ -118,6 +119,22 @@ for e in ${EXPERIMENTS:-}; do
   tail -15 "$STEP_LOG"
 done
 
+# NCU_CHECK=1: the cupti timer against Nsight Compute (configs/timer_check.json, all three
+# timers, then ncu over kbench check of the same config; scripts/ncu_crosscheck.py pairs them).
+if [ -n "${NCU_CHECK:-}" ]; then
+  step "timer check" ./$build/kbench run --config configs/timer_check.json --out "$OUT/results/timer_check"
+  echo "timer check: rc=$? after $(( $(date +%s) - start )) s"
+  ncu_check() {
+    ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$OUT/ncu.csv" \
+      ./$build/kbench check --config configs/timer_check.json >"$OUT/ncu_check.log" 2>&1 &&
+      python3 scripts/ncu_crosscheck.py --ncu "$OUT/ncu.csv" --check "$OUT/ncu_check.log" \
+        --result "$(ls "$OUT"/results/timer_check/sweep/*.json | head -1)"
+  }
+  step "ncu cross-check" ncu_check
+  echo "ncu cross-check: rc=$? after $(( $(date +%s) - start )) s"
+  cat "$STEP_LOG"
+fi
+
 if [ -n "${SANITIZE:-}" ]; then
   step sanitize scripts/sanitize.sh $build
   echo "sanitize: rc=$? after $(( $(date +%s) - start )) s"
@@ -131,3 +148,9 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   echo "tests: rc=$tests_rc after $(( $(date +%s) - start )) s"
 fi
 for t in "${tables[@]}"; do grep -vE "^\[" "$t" | head -80; done
+# PACK=1: the result files as one results.tar.gz (the device tool brings back at most 8 files;
+# a session of several grids writes more).
+if [ -n "${PACK:-}" ]; then
+  tar czf "$OUT/results.tar.gz" -C "$OUT" results && rm -rf "$OUT/results" &&
+    echo "packed: results.tar.gz $(du -h "$OUT/results.tar.gz" | cut -f1)"
+fi

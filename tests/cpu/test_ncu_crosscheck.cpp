@@ -1,0 +1,65 @@
+// scripts/ncu_crosscheck.py on synthetic inputs: ncu's CSV (one row per kernel and metric,
+// after ncu's own ==PROF== lines), kbench check's lines and a result with cupti records. It
+// pairs two launches per check line, passes within the allowed difference and fails beyond it
+// or when the launches do not pair up. Skipped when python3 is not on PATH.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cpu/run_command.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace kbench::test;
+
+const fs::path kScript = fs::path(KBENCH_SOURCE_DIR) / "scripts" / "ncu_crosscheck.py";
+
+bool have_python3() { return std::system("command -v python3 >/dev/null 2>&1") == 0; }
+
+struct Inputs {
+  fs::path dir = fs::path(testing::TempDir()) / "ncu_crosscheck";
+  Inputs(double second_kernel_us, int kernels) {
+    fs::create_directories(dir);
+    std::ofstream ncu(dir / "ncu.csv");
+    ncu << "==PROF== Connected to process 1\n"
+        << "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+    const double us[] = {100.0, 101.0, second_kernel_us, second_kernel_us};
+    for (int i = 0; i < kernels; ++i)
+      ncu << "\"" << i << "\",\"" << (i < 2 ? "copy_kernel(float*)" : "softmax_kernel(half*)")
+          << "\",\"gpu__time_duration.sum\",\"usecond\",\"" << us[i] << "\"\n";
+    std::ofstream(dir / "check.log")
+        << "ok   copy float32 67108864                             vec16          max_err 0 (allowed 0)\n"
+        << "ok   softmax float16 8192x8192                         auto           max_err 1e-4 (allowed 1e-3)\n";
+    std::ofstream(dir / "result.json") << R"({"records": [
+        {"op": "copy", "dtype": "float32", "shape": [67108864], "variant": "vec16", "timer": "cupti", "cache": "cold", "median_us": 101.0},
+        {"op": "copy", "dtype": "float32", "shape": [67108864], "variant": "vec16", "timer": "events", "cache": "cold", "median_us": 150.0},
+        {"op": "softmax", "dtype": "float16", "shape": [8192, 8192], "variant": "auto", "timer": "cupti", "cache": "cold", "median_us": 50.0}]})";
+  }
+  CommandResult run() const {
+    return run_command("python3 " + shell_quoted(kScript) + " --ncu " + shell_quoted(dir / "ncu.csv") + " --check " +
+                       shell_quoted(dir / "check.log") + " --result " + shell_quoted(dir / "result.json"));
+  }
+};
+
+TEST(NcuCrosscheck, PassesWithinTwoPercentAndFailsBeyond) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const CommandResult close = Inputs(50.5, 4).run();  // copy 101/100.5, softmax 50/50.5: under 1%
+  EXPECT_EQ(close.exit_code, 0) << close.out << close.err;
+  EXPECT_NE(close.out.find("| copy float32 67108864 | vec16 |"), std::string::npos) << close.out;
+  const CommandResult far = Inputs(52.0, 4).run();  // softmax 50/52: 3.8% off
+  EXPECT_EQ(far.exit_code, 1) << far.out << far.err;
+  EXPECT_NE(far.out.find("worst difference 3.85%"), std::string::npos) << far.out;
+}
+
+TEST(NcuCrosscheck, RefusesLaunchesThatDoNotPairWithTheChecks) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const CommandResult r = Inputs(50.5, 3).run();
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("3 kernels profiled for 2 checks"), std::string::npos) << r.err;
+}
+
+}  // namespace
