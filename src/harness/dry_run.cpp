@@ -60,8 +60,7 @@ double sample_us(const MeasuredCase& mc, const std::string& cache, const std::st
   if (timer == "cupti") return launch + kCuptiSampleUs + (cold ? flush_us(dev) : 0);
   // Cold graphs rotate through input sets of at least 3x L2 in all, each launched once at least.
   const double sets = cold ? 1 + std::ceil(3.0 * dev.l2_bytes / std::max(footprint_bytes(mc), 1.0)) : 1;
-  const double count = std::max(std::clamp(std::ceil(kGraphTargetUs / std::max(launch, 0.5)),
-                                           double{kMinGraphLaunches}, double{kMaxGraphLaunches}), sets);
+  const double count = graph_launch_count(launch, static_cast<int>(sets));
   return count * launch + kHostRoundTripUs;
 }
 

@@ -101,10 +101,7 @@ std::unique_ptr<Timer> build_timer(const Prepared& p, std::size_t k, const std::
   std::vector<const DeviceSet*> sets{&p.data.primary};
   if (cold)
     for (const auto& r : p.data.rotation) sets.push_back(&r);
-  const double est_us = std::max(estimate_launch_us(launch, p.data.primary, stream), 0.5);
-  int count = static_cast<int>(std::ceil(kGraphTargetUs / est_us));
-  count = std::clamp(count, kMinGraphLaunches, kMaxGraphLaunches);
-  count = std::max<int>(count, static_cast<int>(sets.size()));  // every set at least once
+  const int count = graph_launch_count(estimate_launch_us(launch, p.data.primary, stream), static_cast<int>(sets.size()));
   return make_graph_timer(launch, sets, count, cold, stream);
 }
 

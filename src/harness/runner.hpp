@@ -14,6 +14,8 @@
 //    analysis adds what it reports.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -33,6 +35,20 @@ namespace kbench {
 inline constexpr double kGraphTargetUs = 2000;
 inline constexpr int kMinGraphLaunches = 4;
 inline constexpr int kMaxGraphLaunches = 500;
+
+// The launches one graph replays for a launch of about `launch_us`, rotating through `sets`
+// buffer sets: about kGraphTargetUs of them within the bounds above, and a multiple of the
+// set count, so that every set is launched equally often and a replay never starts on a set
+// the previous one touched shortly before (what a count that is not a multiple did to 26 of
+// 254 graph records of a rows run). Past the upper bound only when the sets alone need it.
+inline int graph_launch_count(double launch_us, int sets) {
+  int count = static_cast<int>(std::ceil(kGraphTargetUs / std::max(launch_us, 0.5)));
+  count = std::clamp(count, kMinGraphLaunches, kMaxGraphLaunches);
+  const int n = sets > 1 ? sets : 1;
+  count = (count + n - 1) / n * n;
+  if (count > kMaxGraphLaunches && n <= kMaxGraphLaunches) count = kMaxGraphLaunches / n * n;
+  return count;
+}
 
 // One case and the variants to check and time on it.
 struct MeasuredCase {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "harness/runner.hpp"
 #include "harness/units.hpp"
 
 namespace kbench {
@@ -120,6 +121,28 @@ TEST(RunnerUnits, RecordsSummariseTheirSamples) {
   EXPECT_DOUBLE_EQ(fast.check.max_err, 0.5);
   EXPECT_EQ(records[1].check.max_err, 0.25);
   EXPECT_EQ(fast.sample_visits.size(), fast.samples_us.size());
+}
+
+}  // namespace
+}  // namespace kbench
+
+namespace kbench {
+namespace {
+
+TEST(GraphLaunchCount, IsAMultipleOfTheSetsWithinTheBounds) {
+  EXPECT_EQ(graph_launch_count(10.0, 1), 200);    // 2 ms of 10 us launches
+  EXPECT_EQ(graph_launch_count(10.0, 3), 201);    // rounded up to a multiple of 3
+  EXPECT_EQ(graph_launch_count(0.1, 1), kMaxGraphLaunches);  // tiny launches: the cap
+  EXPECT_EQ(graph_launch_count(0.1, 3), 498);     // the cap, rounded down to a multiple
+  EXPECT_EQ(graph_launch_count(5000.0, 1), kMinGraphLaunches);
+  EXPECT_EQ(graph_launch_count(5000.0, 6), 6);    // every set once
+  EXPECT_EQ(graph_launch_count(1.0, 700), 700);   // more sets than the cap: each once
+  for (int sets = 1; sets <= 40; ++sets)
+    for (const double us : {0.2, 3.0, 17.0, 400.0}) {
+      const int n = graph_launch_count(us, sets);
+      EXPECT_EQ(n % sets, 0) << us << " us, " << sets << " sets";
+      EXPECT_GE(n, std::max(sets, kMinGraphLaunches));
+    }
 }
 
 }  // namespace
