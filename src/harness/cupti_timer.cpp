@@ -199,6 +199,10 @@ class CuptiTimer final : public Timer {
     return us;
   }
   int launches_per_sample() const override { return 1; }
+  void prime() override {
+    launch_(set_, stream_);
+    KB_CUDA(cudaStreamSynchronize(stream_));
+  }
   std::string note() const override {
     return std::string("one launch behind a host-released gate") + (flusher_ ? " and an L2 flush" : ", L2 warm") +
            "; CUPTI activity records, first start to last end of the GPU work it issued (kernel time, no "

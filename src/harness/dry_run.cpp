@@ -93,7 +93,9 @@ PlanEstimate estimate_plan(const Experiment& e, const DeviceLimits& dev) {
         PlanUnit u{i, cache, timer, 0, 0};
         const std::int64_t per_variant = std::int64_t{how.visits} * how.samples;
         u.timed_samples = per_variant * static_cast<std::int64_t>(mc.variants.size());
-        u.timing_s = static_cast<double>(u.timed_samples) * sample_us(mc, cache, timer, dev) * 1e-6;
+        // Each visit also opens with one untimed launch (a replay, for graphs) of each variant.
+        const double primes = static_cast<double>(how.visits) * static_cast<double>(mc.variants.size());
+        u.timing_s = (static_cast<double>(u.timed_samples) + primes) * sample_us(mc, cache, timer, dev) * 1e-6;
         p.timed_samples += u.timed_samples;
         p.timing_s += u.timing_s;
         p.units.push_back(std::move(u));

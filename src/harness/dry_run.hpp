@@ -9,7 +9,8 @@
 // - a launch: the op's bytes at kAssumedBytesPerS, at least kLaunchFloorUs;
 // - an events sample: the launch, the event pair and the host round trip, plus for cold the L2
 //   flush (twice the L2 streamed at the same bandwidth); a graph sample: as many launches as
-//   the runner captures (about kGraphTargetUs of them) plus the round trip;
+//   the runner captures (about kGraphTargetUs of them) plus the round trip; each visit also
+//   pays one untimed sample per variant (the runner's priming launch);
 // - fixed costs: CUDA start-up, two warm-ups of kWarmupMinMs, and the three timer-floor
 //   measurements (visits x samples empty launches per cache mode and timer each).
 // Its constants were set against one rows.json sweep on the H200 (dry_run.cpp says which).

@@ -32,6 +32,8 @@ class Timer {
   virtual double sample_us() = 0;  // one sample: microseconds per launch
   virtual int launches_per_sample() const = 0;
   virtual std::string note() const = 0;  // what the time includes, for the record
+  // One untimed launch, at the start of each visit (harness/units.cpp).
+  virtual void prime() = 0;
 };
 
 // flusher == nullptr: warm.

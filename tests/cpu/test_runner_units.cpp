@@ -25,6 +25,7 @@ class CountingTimer final : public Timer {
   }
   int launches_per_sample() const override { return 1; }
   std::string note() const override { return "counting"; }
+  void prime() override { log_.push_back(who_ + "/prime"); }
 
  private:
   double base_;
@@ -74,6 +75,14 @@ TEST(RunnerUnits, EveryVariantIsSampledInEveryVisit) {
     EXPECT_EQ(total, e.units.size() * visits);
   });
   EXPECT_EQ(progress_calls, e.units.size() * visits);
+  // Each visit opens with one untimed launch of each of its variants, before any sample.
+  const std::size_t per_visit_log = 2 + 2 * samples;
+  ASSERT_EQ(e.log.size(), e.units.size() * visits * per_visit_log);
+  for (std::size_t i = 0; i < e.log.size(); i += per_visit_log) {
+    EXPECT_TRUE(e.log[i].ends_with("/prime") && e.log[i + 1].ends_with("/prime")) << e.log[i];
+    for (std::size_t j = i + 2; j < i + per_visit_log; ++j) EXPECT_FALSE(e.log[j].ends_with("/prime")) << j;
+  }
+  std::erase_if(e.log, [](const std::string& w) { return w.ends_with("/prime"); });
   ASSERT_EQ(e.log.size(), e.units.size() * 2 * visits * samples);
   for (const Unit& u : e.units)
     for (std::size_t k = 0; k < 2; ++k) {
