@@ -107,7 +107,7 @@ nlohmann::json settings_json(const SweepSettings& s) {
   }
   return {{"config", s.config_path}, {"description", s.description}, {"cases", cases},
           {"cache", s.caches}, {"timer", s.timers}, {"visits", s.visits}, {"samples", s.samples},
-          {"device", s.device}, {"roofline", s.roofline}};
+          {"device", s.device}, {"roofline", s.roofline}, {"clock_floor", s.clock_floor}};
 }
 
 }  // namespace
@@ -117,7 +117,7 @@ Experiment sweep_experiment(const SweepSettings& s) {
   e.name = s.experiment;
   e.sources = {"experiments/sweep"};  // sweep.* and sweep_config.*
   e.settings = settings_json(s);
-  e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device};
+  e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device, s.clock_floor};
   e.cases = plan_cases(s);
   const std::uint64_t seed = s.seed;
   e.analyse = [seed](Result& r) {

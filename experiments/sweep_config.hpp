@@ -15,6 +15,7 @@
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "core/shape.hpp"
+#include "harness/runner.hpp"
 
 namespace kbench {
 
@@ -41,6 +42,7 @@ struct SweepSettings {
   int samples = 3;
   std::uint64_t seed = 1;
   int device = 0;
+  double clock_floor = kDefaultClockFloor;  // harness/runner.hpp Measurement::clock_floor
   bool roofline = true;  // add copy at 2^28 float32 elements when the config has no copy case
 };
 

@@ -28,6 +28,10 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   sub->add_option("--visits", o->visits, "Visits per case (randomized order)")->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--samples", o->samples, "Samples per variant per visit")->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/<experiment>/");
+  sub->add_option("--clock-floor", o->clock_floor,
+                  "Discard (and retake) a visit that begins with the SM clock below this share of the warm clock; "
+                  "0 turns the check off (default 0.9)")
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_flag("--no-roofline", o->no_roofline, "Do not add the copy roofline case");
   return o;
 }
@@ -99,6 +103,7 @@ SweepSettings resolve_sweep_settings(const SweepOptions& o) {
   if (o.seed >= 0) s.seed = static_cast<std::uint64_t>(o.seed);
   s.device = o.device;
   s.roofline = !o.no_roofline;
+  if (o.clock_floor >= 0) s.clock_floor = o.clock_floor;
   return s;
 }
 

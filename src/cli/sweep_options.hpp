@@ -19,6 +19,7 @@ struct SweepOptions {
   std::string cache, timer;
   int visits = 0, samples = 0, device = 0;
   long long seed = -1;
+  double clock_floor = -1;  // < 0: the default
   bool no_roofline = false;
   std::string out = "results";
 };

@@ -98,6 +98,28 @@ double measure_sm_clock_mhz(cudaStream_t s) {
   return static_cast<double>(cycles_and_ns[0]) / static_cast<double>(cycles_and_ns[1]) * 1000.0;
 }
 
+VisitClock::VisitClock(cudaStream_t s) : stream_(s), sms_(current_device_limits().sms) {
+  constexpr double kSpinMs = 0.02;
+  spin_cycles_ = static_cast<long long>(device_attribute(cudaDevAttrClockRate) * kSpinMs);
+  KB_CUDA(cudaMalloc(&result_, 2 * sizeof(unsigned long long)));
+  KB_CUDA(cudaMallocHost(&host_, 2 * sizeof(unsigned long long)));
+}
+
+VisitClock::~VisitClock() {
+  cudaFree(result_);
+  cudaFreeHost(host_);
+}
+
+double VisitClock::read_mhz() {
+  sm_clock_kernel<<<sms_, 1, 0, stream_>>>(spin_cycles_, static_cast<unsigned long long*>(result_));
+  KB_CUDA_LAUNCH();
+  KB_CUDA(cudaMemcpyAsync(host_, result_, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream_));
+  KB_CUDA(cudaStreamSynchronize(stream_));
+  const auto* cycles_and_ns = static_cast<const unsigned long long*>(host_);
+  if (cycles_and_ns[1] == 0) throw CudaError("%globaltimer did not advance over the clock kernel");
+  return static_cast<double>(cycles_and_ns[0]) / static_cast<double>(cycles_and_ns[1]) * 1000.0;
+}
+
 void launch_busy(cudaStream_t s, int sms, double approx_ms) {
   int blocks_per_sm = 0;
   KB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, busy_fma_kernel,

@@ -14,6 +14,27 @@ namespace kbench {
 // `s` and returns the clock in MHz. Throws CudaError if the timer does not advance.
 double measure_sm_clock_mhz(cudaStream_t s);
 
+// The SM clock read often and cheaply: the same kernel spinning about 20 us (40000 cycles at
+// 2 GHz against %globaltimer's 32 ns steps: 0.2% resolution), into a buffer kept between reads.
+// The runner reads it before each visit (harness/units.hpp), where a ~1 ms read would cost more
+// than most visits.
+class VisitClock {
+ public:
+  explicit VisitClock(cudaStream_t s);
+  ~VisitClock();
+  VisitClock(const VisitClock&) = delete;
+  VisitClock& operator=(const VisitClock&) = delete;
+  // Synchronises the stream; MHz. Throws CudaError if the timer does not advance.
+  double read_mhz();
+
+ private:
+  cudaStream_t stream_;
+  int sms_ = 0;
+  long long spin_cycles_ = 0;
+  void* result_ = nullptr;  // device: cycles, nanoseconds
+  void* host_ = nullptr;    // pinned copy of the same
+};
+
 // Queues a kernel that keeps every SM's FMA units busy for about `approx_ms` (it stops on
 // %globaltimer, so the time holds whatever the clock does). `sms` is the device's SM count;
 // the grid fills each SM to full occupancy. Does not synchronise.

@@ -139,6 +139,27 @@ void show_progress(std::size_t done, std::size_t total, const Unit& u) {
   std::fflush(stderr);
 }
 
+// What the clock filter did: its floor, and the samples it discarded, in all and for each
+// record (a variant whose every visit began below the floor has no record; it is named here).
+nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, double warm_mhz, int attempts) {
+  nlohmann::json discarded = nlohmann::json::array(), lost = nlohmann::json::array();
+  int total = 0;
+  for (const Unit& u : units)
+    for (std::size_t k = 0; k < u.variants.size(); ++k) {
+      if (k >= u.discarded.size() || u.discarded[k] == 0) continue;
+      const std::string what = case_label(u.c) + " " + u.cache + " " + u.timer + " " + u.variants[k]->name;
+      discarded.push_back({{"record", what}, {"samples", u.discarded[k]}});
+      if (u.samples[k].empty()) lost.push_back(what);
+      total += u.discarded[k];
+    }
+  if (total > 0)
+    spdlog::warn("clock filter: {} samples discarded (their visit began below {:.0f}% of the warm clock, {:.0f} MHz)",
+                 total, 100 * floor, floor * warm_mhz);
+  for (const auto& w : lost) spdlog::warn("clock filter: every visit of {} began below the floor: no record", w.get<std::string>());
+  return {{"floor_fraction", floor}, {"floor_mhz", floor * warm_mhz}, {"attempts_per_visit", attempts},
+          {"discarded_samples", total}, {"discarded", discarded}, {"without_record", lost}};
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -190,7 +211,9 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   const double preparation_s = seconds_since(started);
   const auto visits_began = std::chrono::steady_clock::now();
 
-  time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress);
+  VisitClock visit_clock(stream);
+  ClockFilter clock{[&visit_clock] { return visit_clock.read_mhz(); }, e.how.clock_floor * warm.sm_clock_mhz};
+  time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress, e.how.clock_floor > 0 ? &clock : nullptr);
   if (e.time_own) e.time_own(stream, result);
   const double timing_s = seconds_since(visits_began);
   const nlohmann::json floors = floors_now();
@@ -202,6 +225,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
 
   for (const Unit& u : units)
     for (Record& r : unit_records(u)) result.records.push_back(std::move(r));
+  result.extra["clock_filter"] = clock_filter_json(units, e.how.clock_floor, warm.sm_clock_mhz, clock.attempts);
   std::map<std::string, std::vector<std::string>> op_sources;
   for (const auto& mc : e.cases) op_sources[mc.c.op] = mc.problem->sources;
   for (const Record& r : result.records) {  // time_own's: the sources it names for the op, if any

@@ -50,6 +50,9 @@ inline int graph_launch_count(double launch_us, int sets) {
   return count;
 }
 
+// The share of the warm clock below which a visit's samples are discarded (issue 17's default).
+inline constexpr double kDefaultClockFloor = 0.9;
+
 // One case and the variants to check and time on it.
 struct MeasuredCase {
   const Problem* problem = nullptr;
@@ -64,11 +67,15 @@ struct MeasuredCase {
 // How the cases are timed.
 struct Measurement {
   std::vector<std::string> caches{"cold"};   // "cold" | "warm"
-  std::vector<std::string> timers{"events"};  // "events" | "graph"
+  std::vector<std::string> timers{"events"};  // "events" | "graph" | "cupti"
   int visits = 3;
   int samples = 3;  // per variant per visit
   std::uint64_t seed = 1;
   int device = 0;
+  // A visit that begins with the SM clock below this share of the warm-up's clock has its
+  // samples discarded, counted and taken again (harness/units.hpp ClockFilter); 0 turns the
+  // check off.
+  double clock_floor = kDefaultClockFloor;
 };
 
 struct Experiment {

@@ -1,29 +1,47 @@
 #include "harness/units.hpp"
 
+#include <algorithm>
+
 #include "harness/schedule.hpp"
 #include "core/stats.hpp"
 
 namespace kbench {
 
 void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
-                const VisitProgress& progress) {
+                const VisitProgress& progress, const ClockFilter* clock) {
   std::vector<std::size_t> sizes;
   for (Unit& u : units) {
     sizes.push_back(u.timers.size());
     u.samples.assign(u.timers.size(), {});
     u.sample_visits.assign(u.timers.size(), {});
+    u.sample_clock_mhz.assign(u.timers.size(), {});
+    u.discarded.assign(u.timers.size(), 0);
   }
   const std::vector<Visit> order = visit_order(sizes, visits, seed);
+  std::vector<std::vector<double>> taken;
   for (std::size_t i = 0; i < order.size(); ++i) {
     Unit& u = units[order[i].unit];
-    // One untimed launch of each variant first: whatever the visits in between did to the
-    // GPU's caches of code, pages and graphs, the timed samples find this unit's work in place.
-    for (std::size_t k : order[i].variant_order) u.timers[k]->prime();
-    for (std::size_t k : order[i].variant_order)
-      for (int n = 0; n < samples; ++n) {
-        u.samples[k].push_back(u.timers[k]->sample_us());
-        u.sample_visits[k].push_back(order[i].number);
+    const int attempts = clock ? std::max(clock->attempts, 1) : 1;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      const double mhz = clock ? clock->read() : 0;
+      // One untimed launch of each variant first: whatever the visits in between did to the
+      // GPU's caches of code, pages and graphs, the timed samples find this unit's work in place.
+      for (std::size_t k : order[i].variant_order) u.timers[k]->prime();
+      taken.assign(u.timers.size(), {});
+      for (std::size_t k : order[i].variant_order)
+        for (int n = 0; n < samples; ++n) taken[k].push_back(u.timers[k]->sample_us());
+      if (clock && mhz < clock->floor_mhz) {
+        for (std::size_t k = 0; k < taken.size(); ++k) u.discarded[k] += static_cast<int>(taken[k].size());
+        continue;
       }
+      for (std::size_t k = 0; k < taken.size(); ++k)
+        for (const double us : taken[k]) {
+          u.samples[k].push_back(us);
+          u.sample_visits[k].push_back(order[i].number);
+          if (clock) u.sample_clock_mhz[k].push_back(mhz);
+        }
+      break;
+    }
     if (progress) progress(i + 1, order.size(), u);
   }
 }
@@ -31,6 +49,7 @@ void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t
 std::vector<Record> unit_records(const Unit& u) {
   std::vector<Record> records;
   for (std::size_t k = 0; k < u.variants.size(); ++k) {
+    if (u.samples[k].empty()) continue;  // every visit below the clock floor: nothing to record
     Record r;
     r.op = u.c.op;
     r.variant = u.variants[k]->name;
@@ -44,6 +63,8 @@ std::vector<Record> unit_records(const Unit& u) {
     r.launches_per_sample = u.timers[k]->launches_per_sample();
     r.samples_us = u.samples[k];
     r.sample_visits = u.sample_visits[k];
+    if (k < u.sample_clock_mhz.size()) r.sample_clock_mhz = u.sample_clock_mhz[k];
+    if (k < u.discarded.size()) r.discarded_samples = u.discarded[k];
     const Summary s = summarize(r.samples_us);
     r.median_us = s.median;
     r.q1_us = s.q1;

@@ -26,6 +26,23 @@ struct Unit {
   std::vector<std::unique_ptr<Timer>> timers;   // parallel to variants
   std::vector<std::vector<double>> samples;     // filled by time_units
   std::vector<std::vector<int>> sample_visits;  // the visit each sample belongs to
+  // With a clock filter: the SM clock (MHz) read before the visit of each kept sample, and per
+  // variant the samples discarded because their visit began below the filter's floor.
+  std::vector<std::vector<double>> sample_clock_mhz;
+  std::vector<int> discarded;
+};
+
+// The per-visit clock check: `read` gives the SM clock in MHz (device/clock.hpp VisitClock on
+// the GPU, anything in a test); a visit that begins below `floor_mhz` has its samples discarded
+// and counted, and is taken again, up to `attempts` times in all, the last attempt's samples
+// then discarded as well. Why before the visit and not after: a clock that is low before any of
+// the visit's work (a GPU come back from idle, another process's load) says the samples are not
+// what the kernel costs; a clock that drops under the visit's own work (a power-bound GEMM) is
+// part of its cost.
+struct ClockFilter {
+  std::function<double()> read;
+  double floor_mhz = 0;
+  int attempts = 3;
 };
 
 // Called after each visit with (visits done, visits in all, the unit just visited).
@@ -34,7 +51,7 @@ using VisitProgress = std::function<void(std::size_t, std::size_t, const Unit&)>
 // `visits` visits to every unit in an order shuffled from `seed`; in each visit the unit's
 // variants run back to back, in an order shuffled again, `samples` samples each.
 void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
-                const VisitProgress& progress = {});
+                const VisitProgress& progress = {}, const ClockFilter* clock = nullptr);
 
 // One record per variant of a timed unit: every raw sample, its summary, bytes and GB/s.
 std::vector<Record> unit_records(const Unit& u);

@@ -33,11 +33,16 @@ struct Record {
   std::string dtype;                // "float32", "float16", "bfloat16"
   std::vector<std::int64_t> shape;
   std::string cache;                // "cold" | "warm"
-  std::string timer;                // "events" | "graph"
+  std::string timer;                // "events" | "graph" | "cupti"
   std::string timer_note;           // what the timer includes (launch overhead or not)
   int launches_per_sample = 1;      // graph: launches replayed per sample (time is per launch)
   std::vector<double> samples_us;   // every raw sample, in the order taken
   std::vector<int> sample_visits;   // the visit each sample belongs to (pairs variants)
+  // The SM clock (MHz) read on the GPU before each sample's visit, and the samples discarded
+  // because their visit began below the run's clock floor (extra.clock_filter). Empty and 0 in
+  // results from before the filter, and then not written.
+  std::vector<double> sample_clock_mhz;
+  int discarded_samples = 0;
   double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0;
   double bytes = 0, flops = 0;
   double gbps = 0;                  // bytes / median

@@ -5,6 +5,7 @@
 // different units interleave, and a record's summary, bytes and GB/s follow from its samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -152,6 +153,58 @@ TEST(GraphLaunchCount, IsAMultipleOfTheSetsWithinTheBounds) {
       EXPECT_EQ(n % sets, 0) << us << " us, " << sets << " sets";
       EXPECT_GE(n, std::max(sets, kMinGraphLaunches));
     }
+}
+
+}  // namespace
+}  // namespace kbench
+
+namespace kbench {
+namespace {
+
+// The clock filter fed synthetic clocks: the visit that begins at 1500 MHz against a floor of
+// 1800 is discarded and taken again; its samples are counted, not kept.
+TEST(ClockFilter, DiscardsAndCountsAVisitBegunBelowTheFloorAndTakesItAgain) {
+  Pairs e;
+  e.units.resize(1);  // one unit: copy cold, variants fast and slow
+  const int visits = 3, samples = 2;
+  std::vector<double> clocks = {1980, 1500, 1975, 1990};  // the second visit's first try is low
+  std::size_t reads = 0;
+  ClockFilter filter{[&] { return clocks.at(reads++); }, 1800, 3};
+  time_units(e.units, visits, samples, 5, {}, &filter);
+  EXPECT_EQ(reads, 4u);
+  const Unit& u = e.units[0];
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(u.samples[k].size(), static_cast<std::size_t>(visits * samples));
+    EXPECT_EQ(u.discarded[k], samples);
+    EXPECT_EQ(u.sample_clock_mhz[k], (std::vector<double>{1980, 1980, 1975, 1975, 1990, 1990}));
+  }
+  const std::vector<Record> records = unit_records(u);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].discarded_samples, samples);
+  EXPECT_EQ(records[0].sample_clock_mhz.size(), records[0].samples_us.size());
+  // The kept samples are those taken after the discarded ones: the counting timer's 3rd and 4th
+  // samples (base + 2, + 3) went with the low visit.
+  const std::vector<double>& fast = u.samples[0];
+  EXPECT_EQ(std::count(fast.begin(), fast.end(), 12.0), 0);
+  EXPECT_EQ(std::count(fast.begin(), fast.end(), 13.0), 0);
+}
+
+TEST(ClockFilter, AVariantWhoseEveryAttemptIsLowHasNoRecord) {
+  Pairs e;
+  e.units.resize(1);
+  ClockFilter filter{[] { return 1000.0; }, 1800, 2};
+  time_units(e.units, 2, 2, 5, {}, &filter);
+  EXPECT_EQ(e.units[0].discarded[0], 2 * 2 * 2);  // 2 visits x 2 attempts x 2 samples
+  EXPECT_TRUE(unit_records(e.units[0]).empty());
+}
+
+TEST(ClockFilter, WithoutAFilterNothingIsDiscardedOrClocked) {
+  Pairs e;
+  time_units(e.units, 2, 2, 5);
+  for (const Unit& u : e.units) {
+    EXPECT_EQ(u.discarded, (std::vector<int>{0, 0}));
+    EXPECT_TRUE(u.sample_clock_mhz[0].empty());
+  }
 }
 
 }  // namespace
