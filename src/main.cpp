@@ -7,8 +7,10 @@
 
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
+#include "core/host_memory.hpp"
 
 int main(int argc, char** argv) {
+  kbench::keep_freed_host_memory();  // before anything large is allocated
   kbench::set_process_argv(argc, argv);
   CLI::App app{"kbench: honest, repeatable experiments on CUDA kernels"};
   app.require_subcommand(1);

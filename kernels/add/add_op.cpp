@@ -25,7 +25,7 @@ Op make_add_op() {
       else fill_uniform(in[i], rng, -1.0, 1.0);
     }
     if (c.input_kind == InputKind::cancelling)
-      for (std::size_t k = 0; k < in[1].values.size(); ++k) in[1].values[k] = -in[0].values[k] + rng.uniform(-1e-3, 1e-3);
+      fill_drawn(in[1].values, rng, [x = in[0].values.data()](std::int64_t k, Rng& g) { return -x[k] + g.uniform(-1e-3, 1e-3); });
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     HostTensor z{vector_tensor(c, "z"), std::vector<double>(in[0].values.size())};

@@ -57,11 +57,10 @@ Op make_rmsnorm_backward_op() {
     } else {
       const double h = c.input_kind == InputKind::large ? large_h_bound(c) : 1.5;
       fill_uniform(in[0], rng, -h, h);
-      for (auto& v : in[1].values) v = rng.uniform(0.5, 1.5);
-      for (auto& v : in[2].values) v = 0.25 + rng.uniform(-1.0, 1.0);
+      fill_uniform(in[1], rng, 0.5, 1.5);
+      fill_drawn(in[2].values, rng, [](std::int64_t, Rng& g) { return 0.25 + g.uniform(-1.0, 1.0); });
     }
-    if (has_dh(c))
-      for (auto& v : in[3].values) v = rng.uniform(-1.0, 1.0);
+    if (has_dh(c)) fill_uniform(in[3], rng, -1.0, 1.0);
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     const auto h = as_matrix(in[0]), w = as_matrix(in[1]), dy = as_matrix(in[2]);

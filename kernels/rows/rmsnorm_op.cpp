@@ -60,7 +60,7 @@ Op make_rmsnorm_op() {
       fill_uniform(in[1], rng, -0.5 * scale, 0.5 * scale);
     }
     if (c.input_kind == InputKind::cancelling)
-      for (std::size_t k = 0; k < in[1].values.size(); ++k) in[1].values[k] = -in[0].values[k] + rng.uniform(-1e-2, 1e-2);
+      fill_drawn(in[1].values, rng, [x = in[0].values.data()](std::int64_t k, Rng& g) { return -x[k] + g.uniform(-1e-2, 1e-2); });
     fill_uniform(in[2], rng, 0.5, 1.5);
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {

@@ -5,6 +5,7 @@
 // (contiguous) and dw. Parameters are rmsnorm_backward's: eps, dh (0: no residual gradient),
 // frozen (1: no dw). The variants run the two ops' registered variants back to back
 // (kernels/common/step.hpp); the backward reads h from the step's output.
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/common/step.hpp"
 
 namespace kbench::rows {
@@ -30,12 +31,11 @@ StepWiring rmsnorm_step_wiring(const Case& c) {
 // [0.5, 1.5], the inputs rmsnorm_backward's tolerance is written for); dy with a mean of 0.25
 // and dh as rmsnorm_backward's generator draws them.
 void generate(const Case& c, std::vector<HostTensor>& in, Rng& rng) {
-  for (auto& v : in[0].values) v = rng.uniform(-1.0, 1.0);
-  for (auto& v : in[1].values) v = rng.uniform(-0.5, 0.5);
-  for (auto& v : in[2].values) v = rng.uniform(0.5, 1.5);
-  for (auto& v : in[3].values) v = 0.25 + rng.uniform(-1.0, 1.0);
-  if (has_dh(c))
-    for (auto& v : in[4].values) v = rng.uniform(-1.0, 1.0);
+  fill_uniform(in[0], rng, -1.0, 1.0);
+  fill_uniform(in[1], rng, -0.5, 0.5);
+  fill_uniform(in[2], rng, 0.5, 1.5);
+  fill_drawn(in[3].values, rng, [](std::int64_t, Rng& g) { return 0.25 + g.uniform(-1.0, 1.0); });
+  if (has_dh(c)) fill_uniform(in[4], rng, -1.0, 1.0);
 }
 
 // h and y: rmsnorm's tolerances. dx and dw: rmsnorm_backward's, unchanged: the backward reads

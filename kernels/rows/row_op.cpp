@@ -14,6 +14,7 @@ Op make_row_op(const char* name, const char* summary) {
   op.shape_rank = 2;
   op.sources = {"kernels/rows/", "kernels/common/"};
   op.flops = [](const Case&) { return 0.0; };
+  op.oracle_by_row = true;  // every row op's per-row outputs are computed row by row
   return op;
 }
 

@@ -16,7 +16,9 @@ namespace kbench::rows {
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // A row op named `name`: [rows, cols] shapes, its sources the row family's folder, no flops
-// counted (memory-bound); the caller sets its tensors, inputs, oracle, tolerance and bytes.
+// counted (memory-bound), its oracle computed row by row (Problem::oracle_by_row: an op whose
+// per-row output needs other rows must clear it); the caller sets its tensors, inputs, oracle,
+// tolerance and bytes.
 Op make_row_op(const char* name, const char* summary);
 
 // An input with the case's row stride, and a contiguous output of `cols` columns.

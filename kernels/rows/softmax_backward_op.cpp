@@ -38,8 +38,7 @@ Op make_softmax_backward_op() {
     else fill_uniform(logits, rng, -2.0, 2.0);
     softmax_rows(as_matrix(logits), as_matrix(in[0]));
     if (c.input_kind == InputKind::constant) fill_constant_rows(in[1], rng, -0.5, 1.5);
-    else
-      for (auto& v : in[1].values) v = 0.5 + rng.uniform(-1.0, 1.0);
+    else fill_drawn(in[1].values, rng, [](std::int64_t, Rng& g) { return 0.5 + g.uniform(-1.0, 1.0); });
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     const auto y = as_matrix(in[0]);

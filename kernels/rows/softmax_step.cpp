@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/common/step.hpp"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_op.hpp"
@@ -22,8 +23,8 @@ StepWiring softmax_step_wiring(const Case&) {
 // backward's tolerance (written for y <= e^4 / width) holds for the y the forward hands it;
 // softmax's own tolerance does not depend on the range. dy: mean 0.5, as softmax_backward's.
 void generate(const Case&, std::vector<HostTensor>& in, Rng& rng) {
-  for (auto& v : in[0].values) v = rng.uniform(-2.0, 2.0);
-  for (auto& v : in[1].values) v = 0.5 + rng.uniform(-1.0, 1.0);
+  fill_uniform(in[0], rng, -2.0, 2.0);
+  fill_drawn(in[1].values, rng, [](std::int64_t, Rng& g) { return 0.5 + g.uniform(-1.0, 1.0); });
 }
 
 // y: softmax's tolerance. dx: softmax_backward's, widened by what the forward's error does to

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -31,11 +32,9 @@ DeviceTensor view(const TensorDesc& d, void* data) {
   return DeviceTensor{data, d.dtype, d.rows, d.cols, d.row_stride};
 }
 
-// Uploads dense values into a strided device layout; the gaps between rows hold NaN.
-DeviceBuffer upload(const HostTensor& t) {
-  const auto& d = t.desc;
-  std::vector<double> dense = t.values;
-  const std::vector<std::byte> packed = encode(d.dtype, dense);
+// Uploads an input's values, already packed in its dtype (dense rows), into its strided
+// device layout; the gaps between rows hold NaN.
+DeviceBuffer upload(const TensorDesc& d, const std::vector<std::byte>& packed) {
   const std::size_t row_bytes = static_cast<std::size_t>(d.cols) * dtype_size(d.dtype);
   DeviceBuffer buf(span_bytes(d));
   if (d.row_stride == d.cols) {
@@ -47,6 +46,22 @@ DeviceBuffer upload(const HostTensor& t) {
     std::memcpy(&staged[r * d.row_stride * dtype_size(d.dtype)], &packed[r * row_bytes], row_bytes);
   if (!staged.empty()) KB_CUDA(cudaMemcpy(buf.get(), staged.data(), staged.size(), cudaMemcpyHostToDevice));
   return buf;
+}
+
+// The given rows of a dense [rows, cols] tensor, packed in their order: a tensor of
+// rows.size() rows.
+HostTensor pick_rows(const HostTensor& t, const std::vector<std::int64_t>& rows) {
+  HostTensor out{t.desc, {}};
+  out.desc.rows = static_cast<std::int64_t>(rows.size());
+  out.desc.row_stride = t.desc.cols;
+  out.values.resize(rows.size() * static_cast<std::size_t>(t.desc.cols));
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    std::copy_n(t.values.begin() + rows[k] * t.desc.cols, t.desc.cols, out.values.begin() + k * t.desc.cols);
+  return out;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 DeviceSet allocate_outputs(const std::vector<TensorDesc>& out_desc, DeviceSet set) {
@@ -88,27 +103,85 @@ std::size_t PreparedCase::set_bytes() const {
   return total;
 }
 
-PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak) {
+bool samples_output(const std::vector<std::int64_t>& check_rows, std::int64_t input_rows, const TensorDesc& d) {
+  return !check_rows.empty() && d.rows == input_rows && static_cast<std::int64_t>(check_rows.size()) < d.rows;
+}
+
+bool sampled_output(const PreparedCase& pc, const TensorDesc& d) {
+  return !pc.input_desc.empty() && samples_output(pc.check_rows, pc.input_desc.front().rows, d);
+}
+
+// Where the op computes row by row and every output is per-row, the oracle runs on a case of
+// the checked rows alone (their inputs picked out): a grid cell of 2^28 elements checks 64
+// rows, and the other rows' FP64 values, each output as large as the input in double, were
+// computed only to be dropped.
+std::vector<HostTensor> checked_oracle(const Problem& problem, const Case& c, const std::vector<HostTensor>& inputs,
+                                       const std::vector<std::int64_t>& check_rows) {
+  const std::vector<TensorDesc> outputs = problem.outputs(c);
+  const std::int64_t input_rows = inputs.empty() ? 0 : inputs.front().desc.rows;
+  const auto rows = static_cast<std::int64_t>(check_rows.size());
+  bool by_row = problem.oracle_by_row && !outputs.empty();
+  for (const auto& d : outputs) by_row = by_row && samples_output(check_rows, input_rows, d);
+  std::vector<HostTensor> out;
+  if (by_row) {
+    Case sub = c;
+    sub.shape.at(0) = rows;
+    sub.row_stride = 0;  // the picked rows are dense
+    std::vector<HostTensor> picked;
+    for (const auto& t : inputs) picked.push_back(t.desc.rows == input_rows ? pick_rows(t, check_rows) : t);
+    out = problem.oracle(sub, picked);
+  } else {
+    out = problem.oracle(c, inputs);
+  }
+  if (out.size() != outputs.size())
+    throw std::logic_error("the oracle of " + problem.name + " gave the wrong number of outputs");
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto& d = outputs[i];
+    const bool sampled = samples_output(check_rows, input_rows, d);
+    if (sampled && !by_row && static_cast<std::int64_t>(out[i].values.size()) == d.elements())
+      out[i] = pick_rows(out[i], check_rows);
+    const std::int64_t want = sampled ? rows * d.cols : d.elements();
+    if (static_cast<std::int64_t>(out[i].values.size()) != want)
+      throw std::logic_error("the oracle's output '" + d.name + "' of " + problem.name + " has the wrong size");
+  }
+  return out;
+}
+
+PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak,
+                          const std::vector<std::int64_t>& check_rows) {
   PreparedCase pc;
   pc.problem = &problem;
   pc.c = c;
   pc.input_desc = problem.inputs(c);
   pc.output_desc = problem.outputs(c);
+  pc.check_rows = check_rows;
 
+  auto t = std::chrono::steady_clock::now();
   std::vector<HostTensor> inputs;
   for (const auto& d : pc.input_desc)
     inputs.push_back(HostTensor{d, std::vector<double>(static_cast<std::size_t>(d.elements()))});
   problem.generate(c, inputs, rng);
   if (tweak) tweak(c, inputs);
-  // Round to the dtype first, so the oracle computes from exactly what the kernel reads.
-  for (auto& t : inputs) encode(t.desc.dtype, t.values);
-  pc.expected = problem.oracle(c, inputs);
+  pc.seconds.generate = seconds_since(t);
 
-  for (const auto& t : inputs) {
-    pc.primary.inputs.push_back(upload(t));
-    pc.primary.input_views.push_back(view(t.desc, pc.primary.inputs.back().get()));
+  // Round to the dtype first, so the oracle computes from exactly what the kernel reads; the
+  // rounding's packed bits are what is uploaded.
+  t = std::chrono::steady_clock::now();
+  for (auto& in : inputs) {
+    pc.primary.inputs.push_back(upload(in.desc, encode(in.desc.dtype, in.values)));
+    pc.primary.input_views.push_back(view(in.desc, pc.primary.inputs.back().get()));
   }
   pc.primary = allocate_outputs(pc.output_desc, std::move(pc.primary));
+  std::size_t staging = 0;
+  for (const auto& d : pc.output_desc)
+    if (sampled_output(pc, d))
+      staging = std::max(staging, pc.check_rows.size() * static_cast<std::size_t>(d.cols) * dtype_size(d.dtype));
+  if (staging) pc.sample_staging = DeviceBuffer(staging + kGuardBytes);
+  pc.seconds.upload = seconds_since(t);
+
+  t = std::chrono::steady_clock::now();
+  pc.expected = checked_oracle(problem, c, inputs, check_rows);
+  pc.seconds.oracle = seconds_since(t);
   return pc;
 }
 
@@ -143,34 +216,49 @@ std::vector<std::int64_t> sample_rows(std::int64_t rows, std::int64_t count, std
 namespace {
 
 // What check_variant compares of one output: its bits (every row of the span, or the sampled
-// rows packed densely) and the oracle's values for them.
+// rows packed densely, as PreparedCase::expected holds the oracle's values) and whether the
+// guard after its span was intact.
 struct OutputTaken {
   std::vector<std::byte> bits;
   bool guard_ok = true;
   bool sampled = false;
 };
 
-bool sampled_output(const PreparedCase& pc, const TensorDesc& d) {
-  return !pc.check_rows.empty() && !pc.input_desc.empty() && d.rows == pc.input_desc.front().rows &&
-         static_cast<std::int64_t>(pc.check_rows.size()) < d.rows;
-}
-
-OutputTaken take_output(const PreparedCase& pc, const TensorDesc& d, const DeviceBuffer& buf) {
+OutputTaken take_output(const PreparedCase& pc, const TensorDesc& d, const DeviceBuffer& buf, cudaStream_t stream) {
   OutputTaken t;
   if (!sampled_output(pc, d)) {
     t.bits = output_bits(d, buf);
     t.guard_ok = guard_intact(d, t.bits);
     return t;
   }
+  // The sampled rows and the guard are gathered on the device into the staging buffer (one
+  // strided copy per run of consecutive rows, queued without waiting) and then copied to the
+  // host at once: a copy per row into pageable memory waits for each (64 rows x outputs x 2
+  // launches per plan, each ~10-20 us before its bytes).
   t.sampled = true;
   const std::size_t es = dtype_size(d.dtype), row_bytes = static_cast<std::size_t>(d.cols) * es;
-  t.bits.resize(pc.check_rows.size() * row_bytes);
-  for (std::size_t k = 0; k < pc.check_rows.size(); ++k)
-    KB_CUDA(cudaMemcpy(&t.bits[k * row_bytes], buf.bytes_ptr() + pc.check_rows[k] * d.row_stride * es, row_bytes,
-                       cudaMemcpyDeviceToHost));
-  std::vector<std::byte> guard(kGuardBytes);
-  KB_CUDA(cudaMemcpy(guard.data(), buf.bytes_ptr() + span_bytes(d), kGuardBytes, cudaMemcpyDeviceToHost));
-  t.guard_ok = std::all_of(guard.begin(), guard.end(), [](std::byte b) { return b == std::byte{kGuardByte}; });
+  const std::size_t pitch = static_cast<std::size_t>(d.row_stride) * es;
+  const std::size_t sample_bytes = pc.check_rows.size() * row_bytes;
+  if (pc.sample_staging.size() < sample_bytes + kGuardBytes)
+    throw std::logic_error("check_variant: no staging for the sampled rows (check_rows set after prepare_case?)");
+  std::byte* const staging = pc.sample_staging.bytes_ptr();
+  for (std::size_t k = 0; k < pc.check_rows.size();) {
+    std::size_t run = 1;
+    while (k + run < pc.check_rows.size() && pc.check_rows[k + run] == pc.check_rows[k] + static_cast<std::int64_t>(run))
+      ++run;
+    if (row_bytes)
+        KB_CUDA(cudaMemcpy2DAsync(staging + k * row_bytes, row_bytes, buf.bytes_ptr() + pc.check_rows[k] * pitch, pitch,
+                                row_bytes, run, cudaMemcpyDeviceToDevice, stream));
+    k += run;
+  }
+  KB_CUDA(cudaMemcpyAsync(staging + sample_bytes, buf.bytes_ptr() + span_bytes(d), kGuardBytes,
+                          cudaMemcpyDeviceToDevice, stream));
+  t.bits.resize(sample_bytes + kGuardBytes);
+  KB_CUDA(cudaMemcpyAsync(t.bits.data(), staging, t.bits.size(), cudaMemcpyDeviceToHost, stream));
+  KB_CUDA(cudaStreamSynchronize(stream));
+  t.guard_ok = std::all_of(t.bits.begin() + static_cast<std::ptrdiff_t>(sample_bytes), t.bits.end(),
+                           [](std::byte b) { return b == std::byte{kGuardByte}; });
+  t.bits.resize(sample_bytes);
   return t;
 }
 
@@ -194,7 +282,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
   const auto all_outputs = [&] {
     std::vector<OutputTaken> taken;
     for (std::size_t i = 0; i < pc.output_desc.size(); ++i)
-      taken.push_back(take_output(pc, pc.output_desc[i], pc.primary.outputs[i]));
+      taken.push_back(take_output(pc, pc.output_desc[i], pc.primary.outputs[i], stream));
     return taken;
   };
   poison_and_launch();
@@ -211,15 +299,11 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
       info.detail = "output '" + d.name + "': a write past its end";
       break;
     }
-    const std::vector<double>& full_ref = pc.expected[i].values;
-    if (static_cast<std::int64_t>(full_ref.size()) != d.elements())
+    // The oracle's values as the bits are laid out: every row, or the sampled rows packed.
+    const std::vector<double>& ref = pc.expected[i].values;
+    if (static_cast<std::int64_t>(ref.size()) !=
+        (out.sampled ? static_cast<std::int64_t>(pc.check_rows.size()) * d.cols : d.elements()))
       throw std::logic_error("check_variant: the oracle's output '" + d.name + "' has the wrong size");
-    // The sampled rows' oracle values, packed as their bits are.
-    std::vector<double> sampled_ref;
-    if (out.sampled)
-      for (const std::int64_t r : pc.check_rows)
-        sampled_ref.insert(sampled_ref.end(), full_ref.begin() + r * d.cols, full_ref.begin() + (r + 1) * d.cols);
-    const std::vector<double>& ref = out.sampled ? sampled_ref : full_ref;
     const auto row_of = [&](std::int64_t k) { return out.sampled ? pc.check_rows[k / d.cols] : k / d.cols; };
     const Tolerance tol = pc.problem->tolerance(pc.c, i);
     // A contiguous output (every op's today) is compared in place; a strided one made dense.

@@ -2,9 +2,11 @@
 //
 // prepare_case() draws fresh random inputs (rounded to the dtype, so the oracle sees what the
 // kernel sees), uploads them (row padding filled with NaN, so a kernel that reads it is
-// caught), and computes the oracle. check_variant() poisons every output with NaN and a guard
-// region after it with a byte pattern, launches once, and compares every element; then it
-// launches again on the same workspace and requires the same bits.
+// caught), and computes the oracle (of the checked rows only, where the case checks a sample
+// and the op allows it: Problem::oracle_by_row). check_variant() poisons every output with NaN
+// and a guard region after it with a byte pattern, launches once, and compares every element
+// (of the checked rows); then it launches again on the same workspace and requires the same
+// bits.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -27,22 +29,49 @@ struct DeviceSet {  // one set of input and output buffers for a case
   std::vector<DeviceTensor> input_views, output_views;
 };
 
+// Where prepare_case's time went, for the runner's log line.
+struct PrepareSeconds {
+  double generate = 0;  // drawing the inputs (and the test's tweak)
+  double upload = 0;    // rounding them to the dtype and copying them to the device
+  double oracle = 0;    // the FP64 reference of the checked rows
+};
+
 struct PreparedCase {
   const Problem* problem = nullptr;
   Case c;
   std::vector<TensorDesc> input_desc, output_desc;
   DeviceSet primary;                    // checked against the oracle
-  std::vector<HostTensor> expected;     // oracle outputs; released after checking
   // The rows of each per-row output (one with as many rows as the case's first input) that
   // check_variant compares, ascending; empty: every row. Outputs of other shapes (a weight
-  // gradient summed over rows) are compared whole either way.
+  // gradient summed over rows) are compared whole either way. Given to prepare_case, which
+  // keeps the oracle's values of these rows only.
   std::vector<std::int64_t> check_rows;
+  // Oracle outputs; released after checking. A sampled output (sampled_output below) holds the
+  // check_rows' rows only, packed in their order.
+  std::vector<HostTensor> expected;
+  // Device scratch into which check_variant gathers a sampled output's rows before one copy to
+  // the host; empty when nothing is sampled.
+  DeviceBuffer sample_staging;
   // Extra sets (copies of the primary inputs at other addresses) for cold graph timing.
   std::vector<DeviceSet> rotation;
+  PrepareSeconds seconds;
   std::size_t set_bytes() const;        // bytes of one set's inputs and outputs
 };
 
-PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak = {});
+PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak = {},
+                          const std::vector<std::int64_t>& check_rows = {});
+
+// Whether check_variant compares only `check_rows` of output d of a case whose first input has
+// `input_rows` rows: d is per-row (as many rows) and the sample is smaller than it.
+bool samples_output(const std::vector<std::int64_t>& check_rows, std::int64_t input_rows, const TensorDesc& d);
+bool sampled_output(const PreparedCase& pc, const TensorDesc& d);  // of pc's check_rows
+
+// The oracle's outputs as check_variant compares them (PreparedCase::expected): a sampled
+// output holds the check_rows' rows only, computed from those rows' inputs alone where the op
+// allows it (Problem::oracle_by_row), picked from every row's otherwise. Host only; throws
+// std::logic_error where the oracle's outputs are not the op's.
+std::vector<HostTensor> checked_oracle(const Problem& problem, const Case& c, const std::vector<HostTensor>& inputs,
+                                       const std::vector<std::int64_t>& check_rows);
 
 // Launches `v` on the primary set and compares every element with the oracle (of check_rows
 // only, where it names rows), then launches it again (same workspace, outputs poisoned again)

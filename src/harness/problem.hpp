@@ -119,6 +119,12 @@ struct Problem {
   std::vector<InputKind> input_kinds = {InputKind::random};
   // FP64 reference, computed from the inputs as the device will see them (rounded to dtype).
   std::function<std::vector<HostTensor>(const Case&, const std::vector<HostTensor>& inputs)> oracle;
+  // True when shape[0] is the row count and the oracle computes row r of every output with
+  // that many rows from row r of the inputs with that many rows (and the other inputs whole).
+  // A case that checks only sampled rows (harness/prepare.hpp) then runs the oracle on a case
+  // of those rows alone; where an output has another shape (rmsnorm_backward's dw, a sum over
+  // every row) the oracle still computes every row.
+  bool oracle_by_row = false;
   std::function<Tolerance(const Case&, std::size_t output_index)> tolerance;
   std::function<double(const Case&)> bytes;  // the bytes the op must move
   std::function<double(const Case&)> flops;  // the flops it must do (0 if memory-bound only)

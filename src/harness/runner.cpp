@@ -57,8 +57,20 @@ struct Prepared {
 // Each case gets its own input stream, so a case's inputs do not depend on what came before.
 Rng case_rng(std::uint64_t seed, std::size_t index) { return Rng(seed ^ (0x9e3779b97f4a7c15ULL * (index + 1))); }
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Where the preparation's time went, summed over the cases: the log line shows it, so that a
+// slow preparation says what to make faster.
+struct PreparationSplit {
+  PrepareSeconds cases;  // generate, upload, oracle
+  double checks = 0;     // check_variant: two checked launches per variant
+  double timers = 0;     // building the timers (graph capture and upload)
+};
+
 std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStream_t stream,
-                                                   nlohmann::json& failures) {
+                                                   nlohmann::json& failures, PreparationSplit& split) {
   std::vector<std::unique_ptr<Prepared>> out;
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
     const MeasuredCase& mc = e.cases[i];
@@ -66,8 +78,11 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
     p->mc = &mc;
     Rng rng = case_rng(e.how.seed, i);
     spdlog::debug("preparing {}", case_label(mc.c));
-    p->data = prepare_case(*mc.problem, mc.c, rng);
-    p->data.check_rows = mc.check_rows;
+    p->data = prepare_case(*mc.problem, mc.c, rng, {}, mc.check_rows);
+    split.cases.generate += p->data.seconds.generate;
+    split.cases.upload += p->data.seconds.upload;
+    split.cases.oracle += p->data.seconds.oracle;
+    const auto checks_began = std::chrono::steady_clock::now();
     for (const Launchable* v : mc.variants) {
       const CheckInfo info = check_variant(p->data, *v, stream);
       if (!info.passed) {
@@ -80,8 +95,10 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
       p->checks.push_back(info);
       p->workspaces.push_back(DeviceBuffer::zeroed(v->workspace_bytes(mc.c)));
     }
+    split.checks += seconds_since(checks_began);
     p->data.expected.clear();  // the oracle's host copy is not needed once checked
     p->data.expected.shrink_to_fit();
+    p->data.sample_staging = DeviceBuffer();
     out.push_back(std::move(p));
   }
   return out;
@@ -160,10 +177,6 @@ nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, d
           {"discarded_samples", total}, {"discarded", discarded}, {"without_record", lost}};
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 }  // namespace
 
 Result run_experiment(const Experiment& e, const std::vector<std::string>& argv) {
@@ -195,8 +208,11 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   // what differs.
   warm_up_gpu(stream);
   const nlohmann::json floors_start = floors_now();
-  auto prepared = prepare_all(e, stream, failures);
+  PreparationSplit split;
+  auto prepared = prepare_all(e, stream, failures, split);
+  const auto timers_began = std::chrono::steady_clock::now();
   std::vector<Unit> units = build_units(e, prepared, flusher, stream);
+  split.timers = seconds_since(timers_began);
 
   const WarmupResult warm = warm_up_gpu(stream);
   result.warmup = to_json(warm);
@@ -243,7 +259,11 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
                   {"check_failures", failures},    {"skipped", skipped}});
   if (e.analyse) e.analyse(result);
   result.meta["seconds"] = {{"preparation", preparation_s}, {"timing", timing_s}, {"total", seconds_since(started)}};
-  spdlog::info("{:.1f} s preparing and checking, {:.1f} s timing", preparation_s, timing_s);
+  const double named = split.cases.generate + split.cases.upload + split.cases.oracle + split.checks + split.timers;
+  spdlog::info("{:.1f} s preparing and checking (generate {:.1f}, upload {:.1f}, oracle {:.1f}, checks {:.1f}, "
+               "timers {:.1f}, other {:.1f}), {:.1f} s timing",
+               preparation_s, split.cases.generate, split.cases.upload, split.cases.oracle, split.checks, split.timers,
+               preparation_s - named, timing_s);
   result.meta["finished"] = utc_now();
   return result;
 }
@@ -255,8 +275,7 @@ bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
     const MeasuredCase& mc = e.cases[i];
     Rng rng = case_rng(e.how.seed, i);
-    PreparedCase pc = prepare_case(*mc.problem, mc.c, rng);
-    pc.check_rows = mc.check_rows;
+    const PreparedCase pc = prepare_case(*mc.problem, mc.c, rng, {}, mc.check_rows);
     for (const Launchable* v : mc.variants) {
       const CheckInfo info = check_variant(pc, *v, stream);
       all = all && info.passed;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiments/tolerance_probe.hpp"
+#include "kernels/common/input_kinds.hpp"
 #include "kernels/all_ops.hpp"
 
 namespace kbench {
@@ -156,6 +157,89 @@ TEST(InputKinds, SpikesStandOut) {
         EXPECT_GE(*std::max_element(y.begin(), y.end()), 0.5) << case_label(c);
       }
     }
+}
+
+// Inputs are drawn in parallel, one generator per block of kDrawBlock elements (per row for
+// the per-row kinds), each seeded from one draw of the case's generator: the values are those
+// of the serial loop over the blocks below, whatever the core count, and the case's generator
+// moves by exactly one draw.
+TEST(InputKinds, ParallelDrawsAreTheSerialBlocks) {
+  HostTensor t{TensorDesc{"x", DType::f32, 1, 3 * kDrawBlock + 123, 3 * kDrawBlock + 123}, {}};
+  t.values.resize(static_cast<std::size_t>(t.desc.cols));
+  Rng rng(5);
+  fill_uniform(t, rng, -2.0, 3.0);
+  Rng serial(5);
+  const std::uint64_t base = serial.next_u64();
+  EXPECT_EQ(rng.next_u64(), serial.next_u64());  // one draw taken, whatever the blocks
+  for (std::int64_t b = 0; b * kDrawBlock < t.desc.cols; ++b) {
+    Rng g = block_rng(base, static_cast<std::uint64_t>(b));
+    for (std::int64_t k = b * kDrawBlock; k < std::min(t.desc.cols, (b + 1) * kDrawBlock); ++k)
+      ASSERT_EQ(t.values[static_cast<std::size_t>(k)], g.uniform(-2.0, 3.0)) << "element " << k;
+  }
+  const auto [lo, hi] = std::minmax_element(t.values.begin(), t.values.end());
+  EXPECT_GE(*lo, -2.0);
+  EXPECT_LT(*hi, 3.0);
+  double mean = 0;
+  for (const double v : t.values) mean += v / static_cast<double>(t.values.size());
+  EXPECT_NEAR(mean, 0.5, 0.02);  // uniform in [-2, 3): 0.5 +- 1.44 / sqrt(196731)
+}
+
+TEST(InputKinds, PerRowDrawsAreTheSerialRows) {
+  // 600 rows of 1000: several pieces of rows, each row its own generator.
+  HostTensor t{TensorDesc{"x", DType::f32, 600, 1000, 1000}, std::vector<double>(600000)};
+  Rng rng(8);
+  fill_constant_rows(t, rng, -1.0, 1.0);
+  Rng serial(8);
+  const std::uint64_t base = serial.next_u64();
+  EXPECT_EQ(rng.next_u64(), serial.next_u64());
+  std::vector<double> firsts;
+  for (std::int64_t r = 0; r < t.desc.rows; ++r) {
+    Rng g = block_rng(base, static_cast<std::uint64_t>(r));
+    const double v = g.uniform(-1.0, 1.0);
+    const std::vector<double> values = row(t, r);
+    ASSERT_TRUE(std::all_of(values.begin(), values.end(), [&](double x) { return x == v; })) << "row " << r;
+    firsts.push_back(v);
+  }
+  std::sort(firsts.begin(), firsts.end());
+  EXPECT_EQ(std::adjacent_find(firsts.begin(), firsts.end()), firsts.end());  // rows differ
+}
+
+// The per-row kinds on inputs large enough to be drawn in parallel keep what they promise:
+// constant rows, cancelling pairs, one spike per row.
+TEST(InputKinds, KindsHoldOnLargeInputs) {
+  const Shape shape{257, 1031};  // an odd width, 4 blocks of elements
+  const Op& row_sum = registry().op("row_sum");
+  const Op& softmax = registry().op("softmax");
+  for (const DType dt : {DType::f32, DType::bf16}) {
+    const Drawn constant = draw(row_sum, kind_case(row_sum, dt, shape, InputKind::constant));
+    for (std::int64_t r = 0; r < shape[0]; ++r) {
+      const std::vector<double> values = row(constant.in[0], r);
+      ASSERT_TRUE(std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; })) << r;
+    }
+    const Drawn cancelling = draw(row_sum, kind_case(row_sum, dt, shape, InputKind::cancelling));
+    const double per_pair = 1e-3 + 3 * dtype_epsilon(dt);
+    for (const double sum : cancelling.out[0].values) ASSERT_LE(std::fabs(sum), 516 * per_pair);
+    const Drawn spiked = draw(softmax, kind_case(softmax, dt, shape, InputKind::spike));
+    for (std::int64_t r = 0; r < shape[0]; ++r) {
+      const std::vector<double> x = row(spiked.in[0], r);
+      ASSERT_EQ(std::count(x.begin(), x.end(), 16.0), 1) << "row " << r;
+    }
+  }
+}
+
+// A case's inputs depend on its seed alone: drawn twice they are the same, with another seed
+// not.
+TEST(InputKinds, InputsDependOnTheSeedAlone) {
+  for (const Op& op : registry().ops()) {
+    const Shape shape = op.shape_rank == 2 ? Shape{300, 700} : Shape{300000};
+    if (op.shape_rank > 2) continue;
+    const Case c = make_case(op, DType::bf16, shape);
+    const Drawn a = draw(op, c, 3), b = draw(op, c, 3), other = draw(op, c, 4);
+    for (std::size_t i = 0; i < a.in.size(); ++i) {
+      EXPECT_EQ(a.in[i].values, b.in[i].values) << op.name << " input " << i;
+      EXPECT_NE(a.in[i].values, other.in[i].values) << op.name << " input " << i;
+    }
+  }
 }
 
 }  // namespace
