@@ -21,7 +21,8 @@ import re
 import statistics
 import sys
 
-UNIT_US = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+# ncu 2025 writes ns/us/ms/s; older versions the long names.
+UNIT_US = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 
 def ncu_durations(path):

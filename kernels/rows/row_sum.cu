@@ -51,13 +51,31 @@ namespace {
 //   512-thread block plan at 8192x8192 at 50% occupancy. The 16-bit kernels spill at 32 (they
 //   take 42), so they keep no second bound.
 // - One pass: looped takes a block per row (row_plan.cpp says why).
-// - Split below every SM's worth of rows: its one-kernel split won at 128x32769 (8.0 vs 12.7 us
-//   looped); pieces write a float32 partial, and each row keeps a done-counter.
+// - Split pieces write a float32 partial, and each row keeps a done-counter.
+// The other thresholds are the fit's on two bfloat16 grid runs of one H200
+// (results/grid/grid-20261201T161448Z-64b619.json and -161513Z-e8a15f.json;
+// results/fit/fit-20261201T162104Z-c61ccb.json): held-out mean regret 1.5% and 8-10 of 345 cells
+// more than 10% off, against 23.1% and 96-97 for the thresholds before (resident to 2048
+// vectors, a warp to 256, every row count below the SMs split past 8192, chunks by the defaults):
+// (figures: run 64b619, graph, warm)
+// - rows stay resident up to 4096 vectors, in blocks of up to 1024 threads (1x16384: 1.51 us
+//   resident, 2.64 split in two);
+// - rows of more than 128 vectors take a block, not a warp;
+// - rows below half the SMs split past 32768 elements and those below all of them past 65536
+//   (99x32769: looped 3.36 us, split 4.17; the split won at 128x32769 against an older looped
+//   kernel, 8.0 against 12.7 us);
+// - the looped chunk follows the rows per SM as well (chunk_counts_rows), 8192 up to 8 blocks in
+//   flight (1056x65536: looped.c8192 33.1 us, c2048 38.8).
 constexpr RowRules kRules{.fill_sm_f32 = true,
-                          .auto_resident_vecs = 512 * 4,
+                          .auto_resident_vecs = 1024 * 4,
                           .warp_eight_vectors = false,
+                          .warp_max_vecs = 128,
                           .two_pass = false,
-                          .split_below_divisor = 1,
+                          .split_below_divisor = 2,
+                          .split_above_width = 32768,
+                          .split_all_sms_above_width = 65536,
+                          .chunk_8192_per_sm = 8,
+                          .chunk_counts_rows = true,
                           .split_row_bytes = sizeof(unsigned)};
 
 template <class T>

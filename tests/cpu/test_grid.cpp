@@ -160,10 +160,11 @@ TEST(GridAnalysis, AFailedPlanIsLeftOutAndAResultWithoutCellsIsRefused) {
   EXPECT_THROW(grid_data(r), UsageError);
 }
 
-// The fit tests run on softmax_backward because its rule splits rows only below half the SMs
-// (split_below_divisor 2, the default): the synthetic runs below make splitting below all of
-// them pay. Should its rule change, pick another op whose rule still has the default.
-const char* const kFitOp = "softmax_backward";
+// The fit tests run on rmsnorm_backward because its rule splits rows only below half the SMs
+// (split_below_divisor 2, the default, and no split below all of them): the synthetic runs below
+// make splitting below all of them pay. Should its rule change, pick another op whose rule still
+// has the defaults (softmax_backward was this op until its own fit).
+const char* const kFitOp = "rmsnorm_backward";
 
 // Split wins by far for every row count below the SM count, where the current rule (split below
 // half the SMs) loops: a better rule (split_below_divisor 1) exists.
@@ -249,8 +250,8 @@ TEST(Fit, TheCommandWritesAFitResultThatTheReportReads) {
   const Result fit = read_result(file);
   EXPECT_EQ(fit.experiment, "fit");
   const std::string md = build_report({{file.string(), fit}, {a.string(), read_result(a)}}, ReportFilter{});
-  EXPECT_NE(md.find("## fit: softmax"), std::string::npos) << md;
-  EXPECT_NE(md.find("## grid: softmax"), std::string::npos) << md;
+  EXPECT_NE(md.find(std::string("## fit: ") + kFitOp), std::string::npos) << md;
+  EXPECT_NE(md.find(std::string("## grid: ") + kFitOp), std::string::npos) << md;
 }
 
 TEST(GridCli, BadInputIsOneLineAndExit2) {

@@ -4,6 +4,7 @@
 // or when the launches do not pair up. Skipped when python3 is not on PATH.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,9 +29,15 @@ struct Inputs {
     ncu << "==PROF== Connected to process 1\n"
         << "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
     const double us[] = {100.0, 101.0, second_kernel_us, second_kernel_us};
-    for (int i = 0; i < kernels; ++i)
+    // The copy's times in microseconds, the softmax's as ncu 2025 writes them: nanoseconds
+    // with thousands grouped ("50,500").
+    for (int i = 0; i < kernels; ++i) {
+      const long ns = std::lround(us[i] * 1000);
+      const std::string value = i < 2 ? std::to_string(us[i])
+                                      : std::to_string(ns / 1000) + "," + std::to_string(1000 + ns % 1000).substr(1);
       ncu << "\"" << i << "\",\"" << (i < 2 ? "copy_kernel(float*)" : "softmax_kernel(half*)")
-          << "\",\"gpu__time_duration.sum\",\"usecond\",\"" << us[i] << "\"\n";
+          << "\",\"gpu__time_duration.sum\",\"" << (i < 2 ? "usecond" : "ns") << "\",\"" << value << "\"\n";
+    }
     std::ofstream(dir / "check.log")
         << "ok   copy float32 67108864                             vec16          max_err 0 (allowed 0)\n"
         << "ok   softmax float16 8192x8192                         auto           max_err 1e-4 (allowed 1e-3)\n";
