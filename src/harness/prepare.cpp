@@ -88,7 +88,8 @@ std::size_t PreparedCase::set_bytes() const {
   return total;
 }
 
-PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak) {
+PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak,
+                          std::vector<std::int64_t> check_rows) {
   PreparedCase pc;
   pc.problem = &problem;
   pc.c = c;
@@ -102,7 +103,15 @@ PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const
   if (tweak) tweak(c, inputs);
   // Round to the dtype first, so the oracle computes from exactly what the kernel reads.
   for (auto& t : inputs) encode(t.desc.dtype, t.values);
-  pc.expected = problem.oracle(c, inputs);
+  const std::int64_t rows = pc.input_desc.empty() ? 0 : pc.input_desc.front().rows;
+  if (check_rows.empty() && problem.check_sample_rows) {
+    const std::int64_t want = problem.check_sample_rows(c);
+    if (want > 0 && want < rows) check_rows = sample_rows(rows, want, rng.next_u64());
+  }
+  pc.check_rows = std::move(check_rows);
+  pc.expected_sampled = problem.oracle_rows && !pc.check_rows.empty() &&
+                        static_cast<std::int64_t>(pc.check_rows.size()) < rows;
+  pc.expected = pc.expected_sampled ? problem.oracle_rows(c, inputs, pc.check_rows) : problem.oracle(c, inputs);
 
   for (const auto& t : inputs) {
     pc.primary.inputs.push_back(upload(t));
@@ -212,16 +221,18 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
       break;
     }
     const std::vector<double>& full_ref = pc.expected[i].values;
-    if (static_cast<std::int64_t>(full_ref.size()) != d.elements())
+    const bool packed = out.sampled && pc.expected_sampled;  // the oracle computed the sampled rows alone
+    const std::int64_t ref_rows = packed ? static_cast<std::int64_t>(pc.check_rows.size()) : d.rows;
+    if (static_cast<std::int64_t>(full_ref.size()) != ref_rows * d.cols)
       throw std::logic_error("check_variant: the oracle's output '" + d.name + "' has the wrong size");
     // The sampled rows' oracle values, packed as their bits are.
     std::vector<double> sampled_ref;
-    if (out.sampled)
+    if (out.sampled && !packed)
       for (const std::int64_t r : pc.check_rows)
         sampled_ref.insert(sampled_ref.end(), full_ref.begin() + r * d.cols, full_ref.begin() + (r + 1) * d.cols);
-    const std::vector<double>& ref = out.sampled ? sampled_ref : full_ref;
+    const std::vector<double>& ref = out.sampled && !packed ? sampled_ref : full_ref;
     const auto row_of = [&](std::int64_t k) { return out.sampled ? pc.check_rows[k / d.cols] : k / d.cols; };
-    const Tolerance tol = pc.problem->tolerance(pc.c, i);
+    const Tolerance tol = v.tolerance ? v.tolerance(pc.c, i) : pc.problem->tolerance(pc.c, i);
     // A contiguous output (every op's today) is compared in place; a strided one made dense.
     std::vector<double> dense;
     if (!out.sampled && d.row_stride != d.cols) dense = dense_values(d, out.bits);

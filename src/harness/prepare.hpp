@@ -37,12 +37,19 @@ struct PreparedCase {
   // check_variant compares, ascending; empty: every row. Outputs of other shapes (a weight
   // gradient summed over rows) are compared whole either way.
   std::vector<std::int64_t> check_rows;
+  // Whether `expected` holds only the check_rows rows of the per-row outputs, packed in their
+  // order (the op's oracle_rows computed them alone); otherwise every row.
+  bool expected_sampled = false;
   // Extra sets (copies of the primary inputs at other addresses) for cold graph timing.
   std::vector<DeviceSet> rotation;
   std::size_t set_bytes() const;        // bytes of one set's inputs and outputs
 };
 
-PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak = {});
+// `check_rows` (ascending; empty: none asked) are the rows to check; when none are asked and the
+// problem samples rows (Problem::check_sample_rows), they are drawn here from `rng` after the
+// inputs. Where the problem has oracle_rows, the oracle computes only those rows.
+PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak = {},
+                          std::vector<std::int64_t> check_rows = {});
 
 // Launches `v` on the primary set and compares every element with the oracle (of check_rows
 // only, where it names rows), then launches it again (same workspace, outputs poisoned again)

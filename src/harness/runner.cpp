@@ -65,8 +65,7 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
     p->mc = &mc;
     Rng rng = case_rng(e.how.seed, i);
     spdlog::debug("preparing {}", case_label(mc.c));
-    p->data = prepare_case(*mc.problem, mc.c, rng);
-    p->data.check_rows = mc.check_rows;
+    p->data = prepare_case(*mc.problem, mc.c, rng, {}, mc.check_rows);
     for (const Launchable* v : mc.variants) {
       const CheckInfo info = check_variant(p->data, *v, stream);
       if (!info.passed) {
@@ -232,8 +231,7 @@ bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
     const MeasuredCase& mc = e.cases[i];
     Rng rng = case_rng(e.how.seed, i);
-    PreparedCase pc = prepare_case(*mc.problem, mc.c, rng);
-    pc.check_rows = mc.check_rows;
+    PreparedCase pc = prepare_case(*mc.problem, mc.c, rng, {}, mc.check_rows);
     for (const Launchable* v : mc.variants) {
       const CheckInfo info = check_variant(pc, *v, stream);
       all = all && info.passed;

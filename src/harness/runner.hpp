@@ -40,8 +40,9 @@ struct MeasuredCase {
   Case c;
   std::vector<const Launchable*> variants;
   std::vector<std::string> skipped;  // "variant: why" for selected variants that cannot run it
-  // The rows whose outputs the check compares (PreparedCase::check_rows); empty: every row.
-  // The oracle still computes every row, once per case, whatever its variants.
+  // The rows whose outputs the check compares (PreparedCase::check_rows); empty: every row, or
+  // the op's own sample (Problem::check_sample_rows). The oracle computes every row, once per
+  // case, unless the op computes sampled rows alone (Problem::oracle_rows).
   std::vector<std::int64_t> check_rows = {};
 };
 
