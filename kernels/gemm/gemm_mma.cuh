@@ -16,6 +16,10 @@
 // row (mod 8): the eight rows one ldmatrix phase reads land in eight different chunks, so the
 // loads are free of bank conflicts, and so are the cp.async stores.
 //
+// Either operand may be given transposed (kATrans: memory holds A^T as [K, M] rows; kBTrans:
+// B^T as [N, K] rows), read through its row stride with no copy: the tile is stored in shared
+// memory as it lies in global memory, and the fragment load changes instead (ldmatrix .trans
+// for A^T, plain for B^T), which is what a backward pass (dA = dC.B^T, dB = A^T.dC) needs.
 // Needs every row of A and B on a 16-byte boundary (rows_aligned16): the launcher sends other
 // operands to the SIMT kernel (gemm_simt.cu). The Fault parameter exists for the negative
 // controls of the tests (tests/gpu/test_gemm_negative_controls.cu): kernels broken on purpose,
@@ -120,12 +124,16 @@ __device__ __forceinline__ void store_pair(T* c, std::int64_t offset, float x, f
 
 }  // namespace mma_detail
 
-template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, Fault F = Fault::none>
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans = false, bool kBTrans = false,
+          Fault F = Fault::none>
 struct MmaGemm {
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kMTiles = WM / 16, kNTiles = WN / 8;
-  static constexpr int kAChunks = BK / 8, kBChunks = BN / 8;  // 16-byte chunks per tile row
+  // 16-byte chunks per shared-memory row of each tile, stored as it lies in global memory:
+  // A [BM][BK] or A^T [BK][BM], B [BK][BN] or B^T [BN][BK].
+  static constexpr int kAChunks = (kATrans ? BM : BK) / 8, kBChunks = (kBTrans ? BK : BN) / 8;
+  static constexpr int kARows = kATrans ? BK : BM, kBRows = kBTrans ? BN : BK;
   static constexpr int kAStage = BM * BK, kBStage = BK * BN;    // elements per stage
   static constexpr int kSmemBytes = STAGES * (kAStage + kBStage) * static_cast<int>(sizeof(T));
   static_assert(sizeof(T) == 2, "the tensor-core path takes 16-bit inputs");
@@ -133,11 +141,11 @@ struct MmaGemm {
   static_assert(STAGES >= 2, "a pipeline needs two buffers at least");
 };
 
-template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, Fault F>
-__global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, F>::kThreads)
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans, bool kBTrans, Fault F>
+__global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>::kThreads)
     mma_gemm_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m, int n, int k,
                     std::int64_t lda, std::int64_t ldb) {
-  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, F>;
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>;
   using namespace mma_detail;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* const smem_a = reinterpret_cast<T*>(smem_raw);
@@ -166,19 +174,24 @@ __global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, F>::kTh
     const int k0 = kt * BK;
     const std::uint32_t sa = smem_addr(smem_a + stage * G::kAStage);
     const std::uint32_t sb = smem_addr(smem_b + stage * G::kBStage);
+    // A's rows run along m (columns along k), A^T's along k; B's along k, B^T's along n.
+    const int a_row0 = kATrans ? k0 : m0, a_col0 = kATrans ? m0 : k0;
+    const int a_rows = kATrans ? k : m, a_cols = kATrans ? m : k;
+    const int b_row0 = kBTrans ? n0 : k0, b_col0 = kBTrans ? k0 : n0;
+    const int b_rows = kBTrans ? n : k, b_cols = kBTrans ? k : n;
 #pragma unroll
-    for (int idx = tid; idx < BM * G::kAChunks; idx += G::kThreads) {
+    for (int idx = tid; idx < G::kARows * G::kAChunks; idx += G::kThreads) {
       const int row = idx / G::kAChunks, chunk = idx % G::kAChunks;
-      const int gr = m0 + row, gc = k0 + chunk * 8;
-      const int valid = gr < m && gc < k ? min(8, k - gc) : 0;
+      const int gr = a_row0 + row, gc = a_col0 + chunk * 8;
+      const int valid = gr < a_rows && gc < a_cols ? min(8, a_cols - gc) : 0;
       const T* src = valid > 0 ? a + static_cast<std::int64_t>(gr) * lda + gc : a;
       cp_async16(sa + swizzled<G::kAChunks>(row, chunk) * 2, src, valid * 2);
     }
 #pragma unroll
-    for (int idx = tid; idx < BK * G::kBChunks; idx += G::kThreads) {
+    for (int idx = tid; idx < G::kBRows * G::kBChunks; idx += G::kThreads) {
       const int row = idx / G::kBChunks, chunk = idx % G::kBChunks;
-      const int gr = k0 + row, gc = n0 + chunk * 8;
-      const int valid = gr < k && gc < n ? min(8, n - gc) : 0;
+      const int gr = b_row0 + row, gc = b_col0 + chunk * 8;
+      const int valid = gr < b_rows && gc < b_cols ? min(8, b_cols - gc) : 0;
       const T* src = valid > 0 ? b + static_cast<std::int64_t>(gr) * ldb + gc : b;
       cp_async16(sb + swizzled<G::kBChunks>(row, chunk) * 2, src, valid * 2);
     }
@@ -212,18 +225,29 @@ __global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, F>::kTh
     for (int kk = 0; kk < BK / 16; ++kk) {
       std::uint32_t af[G::kMTiles][4];
       std::uint32_t bf[G::kNTiles / 2][4];
+      // The four 8x8 matrices of one ldmatrix.x4, lanes 8q..8q+7 giving the rows of matrix q:
+      // A's fragment wants (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15);
+      // B's, for two n tiles, (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15).
 #pragma unroll
       for (int i = 0; i < G::kMTiles; ++i) {
-        // lanes 0-15: rows 0-15 at k 0-7; lanes 16-31: the same rows at k 8-15.
-        const int row = warp_m0 + i * 16 + lane % 16, chunk = kk * 2 + lane / 16;
-        ldmatrix_x4(af[i], sa + swizzled<G::kAChunks>(row, chunk) * 2);
+        if constexpr (!kATrans) {  // rows m, chunks along k
+          const int row = warp_m0 + i * 16 + lane % 16, chunk = kk * 2 + lane / 16;
+          ldmatrix_x4(af[i], sa + swizzled<G::kAChunks>(row, chunk) * 2);
+        } else {  // rows k, chunks along m: the transposing load
+          const int row = kk * 16 + lane % 8 + (lane / 16) * 8, chunk = (warp_m0 + i * 16) / 8 + (lane / 8) % 2;
+          ldmatrix_x4_trans(af[i], sa + swizzled<G::kAChunks>(row, chunk) * 2);
+        }
       }
 #pragma unroll
       for (int j = 0; j < G::kNTiles / 2; ++j) {
-        // matrices: k 0-7 | k 8-15 of n 0-7, then the same of n 8-15.
-        const int row = kk * 16 + lane % 8 + ((lane / 8) % 2) * 8;
-        const int chunk = (warp_n0 + j * 16) / 8 + lane / 16;
-        ldmatrix_x4_trans(bf[j], sb + swizzled<G::kBChunks>(row, chunk) * 2);
+        if constexpr (!kBTrans) {  // rows k, chunks along n: the transposing load
+          const int row = kk * 16 + lane % 8 + ((lane / 8) % 2) * 8;
+          const int chunk = (warp_n0 + j * 16) / 8 + lane / 16;
+          ldmatrix_x4_trans(bf[j], sb + swizzled<G::kBChunks>(row, chunk) * 2);
+        } else {  // rows n, chunks along k
+          const int row = warp_n0 + j * 16 + lane % 8 + (lane / 16) * 8, chunk = kk * 2 + (lane / 8) % 2;
+          ldmatrix_x4(bf[j], sb + swizzled<G::kBChunks>(row, chunk) * 2);
+        }
       }
 #pragma unroll
       for (int i = 0; i < G::kMTiles; ++i)
@@ -258,12 +282,15 @@ __global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, F>::kTh
 }
 
 // Launches the kernel for C = A.B (contiguous C, rows of A and B 16-byte aligned), setting its
-// shared-memory limit the first time.
-template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, Fault F = Fault::none>
+// shared-memory limit the first time (per process: one attribute serves every device alike).
+// lda and ldb are the row strides of the operands as they lie in memory (of A^T, B^T when
+// transposed).
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans = false, bool kBTrans = false,
+          Fault F = Fault::none>
 cudaError_t launch_mma_gemm(const T* a, const T* b, T* c, int m, int n, int k, std::int64_t lda, std::int64_t ldb,
                             cudaStream_t stream) {
-  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, F>;
-  const auto kernel = mma_gemm_kernel<T, BM, BN, BK, WM, WN, STAGES, F>;
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>;
+  const auto kernel = mma_gemm_kernel<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;

@@ -22,7 +22,7 @@ Launchable control() {
   v.name = "control";
   v.launch = [](const LaunchArgs& x) {
     const DeviceTensor &a = x.inputs[0], &b = x.inputs[1], &c = x.outputs[0];
-    KB_CUDA((launch_mma_gemm<__half, 64, 64, 64, 32, 32, 3, F>(
+    KB_CUDA((launch_mma_gemm<__half, 64, 64, 64, 32, 32, 3, false, false, F>(
         a.as<const __half>(), b.as<const __half>(), c.as<__half>(), static_cast<int>(c.rows),
         static_cast<int>(c.cols), static_cast<int>(a.cols), a.row_stride, b.row_stride, x.stream)));
   };
