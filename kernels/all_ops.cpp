@@ -18,6 +18,7 @@ void register_rmsnorm_step(Registry& r);
 }  // namespace rows
 namespace gemm {
 void register_gemm(Registry& r);
+void register_gemm_backward(Registry& r);
 }  // namespace gemm
 
 const Registry& registry() {
@@ -33,6 +34,7 @@ const Registry& registry() {
     rows::register_softmax_step(reg);  // the training steps compose the ops above: after them
     rows::register_rmsnorm_step(reg);
     gemm::register_gemm(reg);
+    gemm::register_gemm_backward(reg);
     return reg;
   }();
   return r;

@@ -42,13 +42,19 @@ bool overlap(const Span& x, const Span& y) { return x.first < y.last && y.first 
 }  // namespace
 
 std::string gemm_problem(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c) {
+  return gemm_problem(a, false, b, false, c);
+}
+
+std::string gemm_problem(const DeviceTensor& a, bool a_transposed, const DeviceTensor& b, bool b_transposed,
+                         const DeviceTensor& c) {
   if (a.dtype != b.dtype || a.dtype != c.dtype) return "A, B and C must share one dtype";
   for (const auto& [name, t, out] : {std::tuple{"A", &a, false}, std::tuple{"B", &b, false}, std::tuple{"C", &c, true}})
     if (std::string why = view_problem(name, *t, out); !why.empty()) return why;
-  if (a.cols != b.rows)
-    return "inner dimensions differ: A is " + dims(a.rows, a.cols) + ", B is " + dims(b.rows, b.cols);
-  if (c.rows != a.rows || c.cols != b.cols)
-    return "C is " + dims(c.rows, c.cols) + ", expected " + dims(a.rows, b.cols);
+  // The logical [M, K] and [K, N] of operands that may lie transposed in memory.
+  const std::int64_t am = a_transposed ? a.cols : a.rows, ak = a_transposed ? a.rows : a.cols;
+  const std::int64_t bk = b_transposed ? b.cols : b.rows, bn = b_transposed ? b.rows : b.cols;
+  if (ak != bk) return "inner dimensions differ: A is " + dims(am, ak) + ", B is " + dims(bk, bn);
+  if (c.rows != am || c.cols != bn) return "C is " + dims(c.rows, c.cols) + ", expected " + dims(am, bn);
   if (c.rows < 1 || c.cols < 1) return "M and N must be at least 1 (C is " + dims(c.rows, c.cols) + ")";
   if (overlap(span_of(c), span_of(a)) || overlap(span_of(c), span_of(b))) return "C overlaps an input";
   return {};

@@ -26,6 +26,9 @@ inline constexpr std::int64_t kGridLimit = (std::int64_t{1} << 31) - 1;
 
 // Why the tensors cannot be multiplied (empty when they can): [M, K] . [K, N] -> [M, N].
 std::string gemm_problem(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c);
+// The same where A lies in memory as A^T ([K, M] rows) and/or B as B^T ([N, K] rows).
+std::string gemm_problem(const DeviceTensor& a, bool a_transposed, const DeviceTensor& b, bool b_transposed,
+                         const DeviceTensor& c);
 
 // Why a grid of BM x BN tiles cannot cover M x N (empty when it can).
 std::string grid_problem(std::int64_t m, std::int64_t n, int bm, int bn);

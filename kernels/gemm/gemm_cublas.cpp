@@ -45,7 +45,7 @@ struct Plan {
   }
 };
 
-using Key = std::tuple<int, int, int, DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+using Key = std::tuple<int, int, int, DType, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool>;
 
 struct Cache {
   std::mutex mutex;
@@ -59,8 +59,8 @@ Cache& cache() {
 }
 
 Key key_of(CublasPick pick, CublasMath math, int device, DType t, std::int64_t m, std::int64_t n, std::int64_t k,
-           std::int64_t lda, std::int64_t ldb) {
-  return {static_cast<int>(pick), static_cast<int>(math), device, t, m, n, k, lda, ldb};
+           std::int64_t lda, std::int64_t ldb, bool ta = false, bool tb = false) {
+  return {static_cast<int>(pick), static_cast<int>(math), device, t, m, n, k, lda, ldb, ta, tb};
 }
 
 void run(cublasLtHandle_t h, const Plan& p, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
@@ -99,17 +99,24 @@ int time_candidates(cublasLtHandle_t h, Plan& p, const std::vector<cublasLtMatmu
 
 std::unique_ptr<Plan> make_plan(cublasLtHandle_t h, CublasPick pick, CublasMath math, const DeviceTensor& a,
                                 const DeviceTensor& b, const DeviceTensor& c, void* ws, std::size_t ws_bytes,
-                                cudaStream_t stream) {
+                                cudaStream_t stream, bool ta, bool tb) {
   auto p = std::make_unique<Plan>();
   const cublasComputeType_t compute = math == CublasMath::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   lt_check(cublasLtMatmulDescCreate(&p->desc, compute, CUDA_R_32F), "cublasLtMatmulDescCreate");
   const cudaDataType_t t = data_type(a.dtype);
   const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
-  const std::int64_t m = c.rows, n = c.cols, k = a.cols;
-  // Leading dimensions of at least 1 row's width: a K = 0 or single-row view may carry 0.
-  const std::int64_t lda = std::max<std::int64_t>({a.row_stride, k, 1}), ldb = std::max<std::int64_t>({b.row_stride, n, 1});
-  lt_check(cublasLtMatrixLayoutCreate(&p->a, t, u(n), u(k), ldb), "layout B^T");
-  lt_check(cublasLtMatrixLayoutCreate(&p->b, t, u(k), u(m), lda), "layout A^T");
+  const std::int64_t m = c.rows, n = c.cols, k = ta ? a.rows : a.cols;
+  // Leading dimensions of at least one stored row's width (a single-row view may carry 0).
+  const std::int64_t lda = std::max<std::int64_t>({a.row_stride, a.cols, 1});
+  const std::int64_t ldb = std::max<std::int64_t>({b.row_stride, b.cols, 1});
+  // A row-major [R, C] is a column-major [C, R]: B (row-major [K, N]) is the column-major
+  // B^T [N, K] cuBLAS multiplies first; stored as B^T ([N, K] rows) it is column-major [K, N]
+  // and cuBLAS transposes it (TRANSA). Likewise A^T [K, M], or [M, K] with TRANSB.
+  lt_check(cublasLtMatrixLayoutCreate(&p->a, t, tb ? u(k) : u(n), tb ? u(n) : u(k), ldb), "layout of B");
+  lt_check(cublasLtMatrixLayoutCreate(&p->b, t, ta ? u(m) : u(k), ta ? u(k) : u(m), lda), "layout of A");
+  const cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  lt_check(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b), "TRANSA");
+  lt_check(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a), "TRANSB");
   lt_check(cublasLtMatrixLayoutCreate(&p->c, t, u(n), u(m), n), "layout C^T");
   cublasLtMatmulPreference_t pref;
   lt_check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
@@ -132,10 +139,12 @@ std::unique_ptr<Plan> make_plan(cublasLtHandle_t h, CublasPick pick, CublasMath 
 }  // namespace
 
 void launch_cublas(CublasPick pick, CublasMath math, const DeviceTensor& a, const DeviceTensor& b,
-                   const DeviceTensor& c, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
-  check_gemm(a, b, c);
+                   const DeviceTensor& c, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                   bool a_transposed, bool b_transposed) {
+  if (std::string why = gemm_problem(a, a_transposed, b, b_transposed, c); !why.empty())
+    throw std::invalid_argument("gemm: " + why);
   if (math == CublasMath::tf32 && a.dtype != DType::f32) throw std::invalid_argument("gemm: tf32 takes float32 inputs");
-  if (a.cols == 0) {  // K = 0: C = 0, which cublasLt is not asked for
+  if ((a_transposed ? a.rows : a.cols) == 0) {  // K = 0: C = 0, which cublasLt is not asked for
     KB_CUDA(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.rows * c.cols) * dtype_size(c.dtype), stream));
     return;
   }
@@ -145,9 +154,10 @@ void launch_cublas(CublasPick pick, CublasMath math, const DeviceTensor& a, cons
   std::lock_guard<std::mutex> lock(cc.mutex);
   cublasLtHandle_t& h = cc.handles[device];
   if (!h) lt_check(cublasLtCreate(&h), "cublasLtCreate");
-  const Key key = key_of(pick, math, device, a.dtype, c.rows, c.cols, a.cols, a.row_stride, b.row_stride);
+  const Key key = key_of(pick, math, device, a.dtype, c.rows, c.cols, a_transposed ? a.rows : a.cols, a.row_stride,
+                         b.row_stride, a_transposed, b_transposed);
   auto& plan = cc.plans[key];
-  if (!plan) plan = make_plan(h, pick, math, a, b, c, workspace, workspace_bytes, stream);
+  if (!plan) plan = make_plan(h, pick, math, a, b, c, workspace, workspace_bytes, stream, a_transposed, b_transposed);
   run(h, *plan, a, b, c, workspace, workspace_bytes, stream);
 }
 

@@ -28,8 +28,10 @@ inline constexpr std::size_t kCublasWorkspace = std::size_t{32} << 20;
 
 // C = A.B on `stream`. The handle, descriptors and algorithm are made on the first call for a
 // (device, case, layout) and cached; with `best`, that first call also times the candidates.
+// a_transposed: A lies in memory as A^T ([K, M] rows); b_transposed: B as B^T ([N, K] rows).
 void launch_cublas(CublasPick pick, CublasMath math, const DeviceTensor& a, const DeviceTensor& b,
-                   const DeviceTensor& c, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+                   const DeviceTensor& c, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                   bool a_transposed = false, bool b_transposed = false);
 
 // The algorithm chosen for a case (JSON object text: the candidate's index among the
 // heuristic's, how many there were, its algorithm and tile ids); "" before any launch.

@@ -24,6 +24,13 @@ std::string mma_path(const DeviceTensor& a, const DeviceTensor& b);
 // cudaMalloc, row strides K and N).
 std::string mma_path(const Case& c);
 
+// C = op(A).op(B) with A given as A^T ([K, M] rows) when a_transposed, B as B^T ([N, K] rows)
+// when b_transposed, at the tile configuration kBackwardConfig (16-bit dtypes; every stored row
+// 16-byte aligned, else std::invalid_argument: there is no transposed SIMT path).
+inline constexpr std::size_t kBackwardConfig = 2;  // 128x128: both layouts need BM, BN >= 64
+void launch_mma_layout(const DeviceTensor& a, bool a_transposed, const DeviceTensor& b, bool b_transposed,
+                       const DeviceTensor& c, cudaStream_t stream);
+
 // C = A.B in float32 FMAs, any dtype and alignment (guarded element loads): the exact float32
 // path, and the fallback of the tensor-core kernels.
 void launch_simt(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);

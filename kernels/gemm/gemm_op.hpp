@@ -15,6 +15,7 @@ inline std::int64_t n_of(const Case& c) { return c.shape.at(1); }
 inline std::int64_t k_of(const Case& c) { return c.shape.at(2); }
 
 Op make_gemm_op();
+Op make_gemm_backward_op();
 
 // The 16-bit generator's grid: inputs are multiples of 2^-grid_bits(K) in [-1, 1], coarse
 // enough that every product and every partial sum of K of them is exact in float32 (see

@@ -259,3 +259,62 @@ TEST(GemmContract, CasesOfTheOp) {
 
 }  // namespace
 }  // namespace kbench::gemm
+
+namespace kbench::gemm {
+namespace {
+
+std::vector<HostTensor> drawn_inputs(const Op& op, const Case& c) {
+  std::vector<HostTensor> in;
+  for (const auto& d : op.inputs(c)) in.push_back(HostTensor{d, std::vector<double>(static_cast<std::size_t>(d.elements()))});
+  Rng rng(8);
+  op.generate(c, in, rng);
+  return in;
+}
+
+TEST(GemmBackward, FlagsChooseInputsAndOutputs) {
+  const Op& op = registry().op("gemm_backward");
+  const Case both = make_case(op, DType::f16, {24, 16, 40});
+  EXPECT_EQ(op.inputs(both).size(), 3u);
+  EXPECT_EQ(op.outputs(both).size(), 2u);
+  const Case only_db = make_case(op, DType::f16, {24, 16, 40}, {{"da", 0}});
+  ASSERT_EQ(op.outputs(only_db).size(), 1u);
+  EXPECT_EQ(op.outputs(only_db)[0].name, "db");
+  EXPECT_EQ(op.inputs(only_db)[1].name, "a");
+  EXPECT_EQ(op.flops(only_db), op.flops(both) / 2);
+  // dA's inner dimension is N, dB's is M: their float32 allowances differ.
+  const Case f = make_case(op, DType::f32, {1000, 10, 40});
+  EXPECT_LT(op.tolerance(f, 0).atol, op.tolerance(f, 1).atol);
+  for (const Variant* v : registry().variants("gemm_backward"))
+    EXPECT_NE(v->unsupported(make_case(op, DType::f16, {24, 16, 40}, {{"da", 0}, {"db", 0}})), "") << v->name;
+  EXPECT_NE(registry().variant("gemm_backward", "mma").unsupported(make_case(op, DType::f16, {24, 16, 41})), "");
+  EXPECT_EQ(registry().variant("gemm_backward", "mma").unsupported(make_case(op, DType::f16, {23, 16, 40})), "");
+}
+
+TEST(GemmBackward, OracleIsTheTransposedProducts) {
+  const Op& op = registry().op("gemm_backward");
+  const Case c = make_case(op, DType::f32, {6, 5, 4});
+  const std::vector<HostTensor> in = drawn_inputs(op, c);  // dC [6, 5], B [4, 5], A [6, 4]
+  const std::vector<HostTensor> out = op.oracle(c, in);
+  const auto at = [](const HostTensor& t, std::int64_t r, std::int64_t col) { return t.values[static_cast<std::size_t>(r * t.desc.cols + col)]; };
+  double da = 0, db = 0;
+  for (int n = 0; n < 5; ++n) da += at(in[0], 2, n) * at(in[1], 3, n);  // dA[2][3]
+  for (int m = 0; m < 6; ++m) db += at(in[2], m, 1) * at(in[0], m, 4);  // dB[1][4]
+  EXPECT_DOUBLE_EQ(at(out[0], 2, 3), da);
+  EXPECT_DOUBLE_EQ(at(out[1], 1, 4), db);
+  // K = M: both gradients are sampled by rows, and the samples are the full oracle's rows.
+  const Case square = make_case(op, DType::f16, {12, 8, 12});
+  const std::vector<HostTensor> sq_in = drawn_inputs(op, square);
+  const std::vector<HostTensor> full = op.oracle(square, sq_in);
+  const std::vector<HostTensor> part = op.oracle_rows(square, sq_in, {1, 7, 11});
+  for (std::size_t o = 0; o < 2; ++o) {
+    ASSERT_EQ(part[o].desc.rows, 3);
+    for (std::int64_t j = 0; j < part[o].desc.cols; ++j) EXPECT_EQ(at(part[o], 1, j), at(full[o], 7, j)) << o;
+  }
+  // K != M with dB asked: no sampling, dB's oracle is whole.
+  EXPECT_EQ(op.check_sample_rows(make_case(op, DType::f16, {8192, 8192, 4096})), 0);
+  EXPECT_EQ(op.check_sample_rows(make_case(op, DType::f16, {8192, 8192, 4096}, {{"db", 0}})), 256);
+  EXPECT_EQ(op.check_sample_rows(make_case(op, DType::f16, {8192, 8192, 8192})), 256);
+}
+
+}  // namespace
+}  // namespace kbench::gemm
