@@ -19,6 +19,7 @@ void register_rmsnorm_step(Registry& r);
 namespace gemm {
 void register_gemm(Registry& r);
 void register_gemm_backward(Registry& r);
+void register_gemm_step(Registry& r);
 }  // namespace gemm
 
 const Registry& registry() {
@@ -35,6 +36,7 @@ const Registry& registry() {
     rows::register_rmsnorm_step(reg);
     gemm::register_gemm(reg);
     gemm::register_gemm_backward(reg);
+    gemm::register_gemm_step(reg);
     return reg;
   }();
   return r;

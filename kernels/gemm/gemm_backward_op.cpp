@@ -45,45 +45,44 @@ Inputs inputs_of(const Case& c, const std::vector<HostTensor>& in) {
   return x;
 }
 
-// Rows `rows` of dA = dC.B^T, or all of them when `rows` is empty.
+// Blocks of kBlock rows per piece, each an Eigen matrix product (a row at a time would stream
+// the whole of B or dC once per row), the pieces across the cores.
+constexpr std::int64_t kBlock = 32;
+
+template <class F>
+void for_blocks(std::int64_t rows, F&& fn) {
+  const std::int64_t blocks = (rows + kBlock - 1) / kBlock;
+  parallel_pieces(blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t blk = begin; blk < end; ++blk) fn(blk * kBlock, std::min(kBlock, rows - blk * kBlock));
+  });
+}
+
+// Rows `rows` of dA = dC.B^T (ascending), or all of them when `rows` is empty.
 std::vector<double> da_rows(const Inputs& x, const std::vector<std::int64_t>& rows) {
   const auto dc = as_matrix(*x.dc), b = as_matrix(*x.b);
-  const Eigen::Index k = b.rows();
+  const Eigen::Index k = b.rows(), n = dc.cols();
   const std::int64_t count = rows.empty() ? dc.rows() : static_cast<std::int64_t>(rows.size());
   std::vector<double> out(static_cast<std::size_t>(count * k));
-  parallel_pieces(count, 8, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) {
-      const Eigen::Index r = rows.empty() ? i : rows[static_cast<std::size_t>(i)];
-      Eigen::Map<Eigen::Matrix<double, 1, Eigen::Dynamic>> row(out.data() + i * k, k);
-      row.noalias() = dc.row(r) * b.transpose();
-    }
+  for_blocks(count, [&](std::int64_t first, std::int64_t size) {
+    RowMajor g(size, n);
+    for (std::int64_t i = 0; i < size; ++i)
+      g.row(i) = dc.row(rows.empty() ? first + i : rows[static_cast<std::size_t>(first + i)]);
+    Eigen::Map<RowMajor>(out.data() + first * k, size, k).noalias() = g * b.transpose();
   });
   return out;
 }
 
-// dB = A^T.dC, every row (K of them), each a sum over M.
-std::vector<double> db_all(const Inputs& x) {
-  const auto a = as_matrix(*x.a), dc = as_matrix(*x.dc);
-  const Eigen::Index k = a.cols(), n = dc.cols();
-  std::vector<double> out(static_cast<std::size_t>(k * n));
-  parallel_pieces(k, 8, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t r = begin; r < end; ++r) {
-      Eigen::Map<Eigen::Matrix<double, 1, Eigen::Dynamic>> row(out.data() + r * n, n);
-      row.noalias() = a.col(static_cast<Eigen::Index>(r)).transpose() * dc;
-    }
-  });
-  return out;
-}
-
+// Rows `rows` of dB = A^T.dC (each a sum over M), or all K of them when `rows` is empty.
 std::vector<double> db_rows(const Inputs& x, const std::vector<std::int64_t>& rows) {
   const auto a = as_matrix(*x.a), dc = as_matrix(*x.dc);
-  const Eigen::Index n = dc.cols();
-  std::vector<double> out(rows.size() * static_cast<std::size_t>(n));
-  parallel_pieces(static_cast<std::int64_t>(rows.size()), 8, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) {
-      Eigen::Map<Eigen::Matrix<double, 1, Eigen::Dynamic>> row(out.data() + i * n, n);
-      row.noalias() = a.col(static_cast<Eigen::Index>(rows[static_cast<std::size_t>(i)])).transpose() * dc;
-    }
+  const Eigen::Index m = a.rows(), n = dc.cols();
+  const std::int64_t count = rows.empty() ? a.cols() : static_cast<std::int64_t>(rows.size());
+  std::vector<double> out(static_cast<std::size_t>(count * n));
+  for_blocks(count, [&](std::int64_t first, std::int64_t size) {
+    RowMajor at(size, m);  // the block's rows of A^T
+    for (std::int64_t i = 0; i < size; ++i)
+      at.row(i) = a.col(rows.empty() ? first + i : rows[static_cast<std::size_t>(first + i)]).transpose();
+    Eigen::Map<RowMajor>(out.data() + first * n, size, n).noalias() = at * dc;
   });
   return out;
 }
@@ -98,7 +97,7 @@ std::vector<HostTensor> gradients(const Case& c, const std::vector<HostTensor>& 
   if (wants_da(c)) out.push_back(HostTensor{dense(c, "da", rows.empty() ? m : sampled, k), da_rows(x, rows)});
   if (wants_db(c)) {
     if (!rows.empty() && k == m) out.push_back(HostTensor{dense(c, "db", sampled, n), db_rows(x, rows)});
-    else out.push_back(HostTensor{dense(c, "db", k, n), db_all(x)});
+    else out.push_back(HostTensor{dense(c, "db", k, n), db_rows(x, {})});
   }
   return out;
 }

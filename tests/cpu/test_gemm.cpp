@@ -318,3 +318,36 @@ TEST(GemmBackward, OracleIsTheTransposedProducts) {
 
 }  // namespace
 }  // namespace kbench::gemm
+
+namespace kbench::gemm {
+namespace {
+
+TEST(GemmStep, WiresTheForwardAndTheGradients) {
+  const Op& op = registry().op("gemm_step");
+  const Case c = make_case(op, DType::f16, {24, 16, 40});
+  ASSERT_EQ(op.inputs(c).size(), 3u);  // a, b, dc
+  EXPECT_EQ(op.inputs(c)[2].name, "dc");
+  ASSERT_EQ(op.outputs(c).size(), 3u);  // c, da, db
+  EXPECT_EQ(op.outputs(c)[0].name, "c");
+  EXPECT_EQ(op.outputs(make_case(op, DType::f16, {24, 16, 40}, {{"db", 0}})).size(), 2u);
+  EXPECT_EQ(op.flops(c), 3 * 2.0 * 24 * 16 * 40);
+  // The step's oracle is the parts' oracles: C = A.B, dA = dC.B^T, dB = A^T.dC.
+  std::vector<HostTensor> in;
+  for (const auto& d : op.inputs(c)) in.push_back(HostTensor{d, std::vector<double>(static_cast<std::size_t>(d.elements()))});
+  Rng rng(2);
+  op.generate(c, in, rng);
+  const std::vector<HostTensor> out = op.oracle(c, in);
+  const auto at = [](const HostTensor& t, std::int64_t r, std::int64_t col) { return t.values[static_cast<std::size_t>(r * t.desc.cols + col)]; };
+  double cv = 0, da = 0, db = 0;
+  for (int k = 0; k < 40; ++k) cv += at(in[0], 5, k) * at(in[1], k, 7);
+  for (int n = 0; n < 16; ++n) da += at(in[2], 5, n) * at(in[1], 9, n);
+  for (int m = 0; m < 24; ++m) db += at(in[0], m, 9) * at(in[2], m, 7);
+  EXPECT_DOUBLE_EQ(at(out[0], 5, 7), cv);
+  EXPECT_DOUBLE_EQ(at(out[1], 5, 9), da);
+  EXPECT_DOUBLE_EQ(at(out[2], 9, 7), db);
+  EXPECT_FALSE(registry().variant("gemm_step", "cublas").unsupported(c).size());
+  EXPECT_TRUE(registry().variant("gemm_step", "cublas").baseline);
+}
+
+}  // namespace
+}  // namespace kbench::gemm
