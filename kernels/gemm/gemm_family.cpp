@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"
@@ -58,7 +59,9 @@ double time_config(std::size_t i, const LaunchArgs& x) {
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     return 1e3 * ms;
-  } catch (const CudaError&) {
+  } catch (const CudaError&) {  // cannot launch here (its shared memory, say)
+    return -1;
+  } catch (const std::invalid_argument&) {  // its grid cannot cover the case
     return -1;
   }
 }

@@ -102,12 +102,18 @@ TEST(GemmGpu, LargeCaseChecksSampledRows) {
   }
 }
 
-// A and B read through row strides wider than their rows (16-byte aligned, and not).
+// A and B read through row strides wider than their rows: 16-byte aligned (the mma path), not
+// (the SIMT path), and aligned rows whose last 16-byte chunk is partial (K = 36 in rows of 40:
+// cp.async copies 8 of the chunk's 16 bytes and zero-fills the rest).
 TEST(GemmGpu, StridedOperands) {
   KB_REQUIRE_GPU();
-  const std::int64_t m = 70, n = 72, k = 40;
-  for (const std::int64_t pad : {8, 3}) {
-    const std::int64_t lda = k + pad, ldb = n + pad;
+  struct Layout {
+    std::int64_t k, pad_a, pad_b;
+    const char* path;
+  };
+  const std::int64_t m = 70, n = 72;
+  for (const Layout& l : {Layout{40, 8, 8, "mma"}, Layout{40, 3, 3, "simt"}, Layout{36, 4, 8, "mma"}}) {
+    const std::int64_t k = l.k, pad = l.pad_a, lda = k + l.pad_a, ldb = n + l.pad_b;
     std::vector<std::uint16_t> ha(static_cast<std::size_t>(m * lda), 0x7e00), hb(static_cast<std::size_t>(k * ldb), 0x7e00);
     std::vector<double> ref(static_cast<std::size_t>(m * n), 0);
     std::vector<double> av(static_cast<std::size_t>(m * k)), bv(static_cast<std::size_t>(k * n));
@@ -124,7 +130,7 @@ TEST(GemmGpu, StridedOperands) {
     ASSERT_EQ(cudaMemcpy(da.get(), ha.data(), ha.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(db.get(), hb.data(), hb.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
     const DeviceTensor a{da.get(), DType::f16, m, k, lda}, b{db.get(), DType::f16, k, n, ldb}, c{dc.get(), DType::f16, m, n, n};
-    EXPECT_EQ(gemm::mma_path(a, b), pad == 8 ? "mma" : "simt");
+    EXPECT_EQ(gemm::mma_path(a, b), l.path);
     for (std::size_t i = 0; i < gemm::kTileConfigs.size(); ++i) {
       ASSERT_EQ(cudaMemset(dc.get(), 0xFF, dc.size()), cudaSuccess);
       gemm::launch_mma(i, a, b, c, nullptr);
