@@ -52,6 +52,7 @@ nlohmann::json settings_json(const ToleranceSettings& s, const std::vector<Probe
   for (const DType d : s.dtypes) dtypes.push_back(dtype_name(d));
   std::vector<Shape> shapes = probe_shapes(1);
   for (const Shape& shape : probe_shapes(2)) shapes.push_back(shape);
+  for (const Shape& shape : probe_shapes(3)) shapes.push_back(shape);
   // Empty lists select everything; "cases" is how many (op, dtype, input kind, shape) ran.
   return {{"seeds", s.seeds}, {"ops", s.ops},       {"variants", s.variants}, {"dtypes", dtypes},
           {"seed", s.seed},   {"device", s.device}, {"shapes", shapes},       {"cases", cases.size()}};
@@ -62,6 +63,9 @@ nlohmann::json settings_json(const ToleranceSettings& s, const std::vector<Probe
 std::vector<Shape> probe_shapes(std::size_t rank) {
   if (rank == 1) return {{1}, {1000}, {65537}};
   if (rank == 2) return {{1, 1}, {7, 64}, {3, 1000}, {5, 8193}, {2, 32769}};
+  // [M, N, K]: a single product, ragged tiles with rows off 16-byte boundaries (the SIMT path)
+  // and on them (the tensor-core kernels' zero-filled edges), and a long K.
+  if (rank == 3) return {{1, 1, 1}, {33, 17, 9}, {127, 255, 65}, {127, 248, 72}, {64, 72, 1024}};
   return {};
 }
 

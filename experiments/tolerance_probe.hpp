@@ -32,8 +32,8 @@ struct ToleranceSettings {
 
 // The probe's shapes for an op of `rank` (empty for a rank it has none for): the awkward row
 // shapes of the GPU tests, a few rows each (one element; a warp-sized row; a single-block row;
-// a looped row just past 8192; a split row past 32768), so that N = 100 takes well under a
-// minute.
+// a looped row just past 8192; a split row past 32768), and gemm's ragged and long-K products,
+// so that N = 100 takes well under a minute.
 std::vector<Shape> probe_shapes(std::size_t rank);
 
 // One op and dtype of the probe: its cases (a shape and an input kind each, parameters at

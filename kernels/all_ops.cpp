@@ -16,6 +16,11 @@ void register_rmsnorm_backward(Registry& r);
 void register_softmax_step(Registry& r);
 void register_rmsnorm_step(Registry& r);
 }  // namespace rows
+namespace gemm {
+void register_gemm(Registry& r);
+void register_gemm_backward(Registry& r);
+void register_gemm_step(Registry& r);
+}  // namespace gemm
 
 const Registry& registry() {
   static const Registry r = [] {
@@ -29,6 +34,9 @@ const Registry& registry() {
     rows::register_rmsnorm_backward(reg);
     rows::register_softmax_step(reg);  // the training steps compose the ops above: after them
     rows::register_rmsnorm_step(reg);
+    gemm::register_gemm(reg);
+    gemm::register_gemm_backward(reg);
+    gemm::register_gemm_step(reg);
     return reg;
   }();
   return r;

@@ -167,10 +167,16 @@ Case part_case(const Op& part, const Case& step) {
 void register_step(Registry& r, const StepDefinition& def) {
   const StepParts parts{r.op(def.forward), r.op(def.backward)};
   r.add_op(make_step_op(parts, def));
-  r.add_variant(step_variant(parts, def, "auto", false, "forward, then backward on its outputs: each its automatic plan",
-                             r.variant(def.forward, "auto"), r.variant(def.backward, "auto")));
-  r.add_variant(step_variant(parts, def, "eager", true, "the forward's eager baseline, then the backward's",
-                             r.variant(def.forward, "eager"), r.variant(def.backward, "eager")));
+  const std::vector<StepVariant> variants =
+      def.variants.empty()
+          ? std::vector<StepVariant>{{"auto", false, "forward, then backward on its outputs: each its automatic plan",
+                                      "auto", "auto"},
+                                     {"eager", true, "the forward's eager baseline, then the backward's", "eager",
+                                      "eager"}}
+          : def.variants;
+  for (const StepVariant& sv : variants)
+    r.add_variant(step_variant(parts, def, sv.name, sv.baseline, sv.summary, r.variant(def.forward, sv.forward),
+                               r.variant(def.backward, sv.backward)));
 }
 
 }  // namespace kbench

@@ -36,20 +36,31 @@ struct StepParts {
   Op forward, backward;
 };
 
+// One variant of a step: the forward's variant `forward`, then the backward's `backward`.
+struct StepVariant {
+  std::string name;
+  bool baseline = false;
+  std::string summary;
+  std::string forward, backward;  // registered variant names of the parts
+};
+
 struct StepDefinition {
   std::string name, summary;
   std::string forward, backward;  // registered op names
   std::function<StepWiring(const Case&)> wiring;
   std::function<void(const Case&, std::vector<HostTensor>& inputs, Rng&)> generate;
   std::function<Tolerance(const StepParts&, const Case&, std::size_t output)> tolerance;
+  // Empty: `auto` (each part's automatic plan) and the baseline `eager` (each part's eager
+  // baseline), the row steps' pair.
+  std::vector<StepVariant> variants = {};
 };
 
 // The case of `part` inside the step's case: the same dtype, shape and row stride, and the
 // step's values of the parameters the part declares.
 Case part_case(const Op& part, const Case& step);
 
-// Adds the step op and its variants: `auto` (each part's automatic plan) and the baseline
-// `eager` (each part's eager baseline). The parts must be registered first.
+// Adds the step op and its variants (StepDefinition::variants). The parts and their variants
+// must be registered first.
 void register_step(Registry& r, const StepDefinition& def);
 
 }  // namespace kbench

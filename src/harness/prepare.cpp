@@ -122,8 +122,13 @@ std::vector<HostTensor> checked_oracle(const Problem& problem, const Case& c, co
   const auto rows = static_cast<std::int64_t>(check_rows.size());
   bool by_row = problem.oracle_by_row && !outputs.empty();
   for (const auto& d : outputs) by_row = by_row && samples_output(check_rows, input_rows, d);
+  const bool any_sampled = std::any_of(outputs.begin(), outputs.end(), [&](const TensorDesc& d) {
+    return samples_output(check_rows, input_rows, d);
+  });
   std::vector<HostTensor> out;
-  if (by_row) {
+  if (problem.oracle_rows && any_sampled) {
+    out = problem.oracle_rows(c, inputs, check_rows);
+  } else if (by_row) {
     Case sub = c;
     sub.shape.at(0) = rows;
     sub.row_stride = 0;  // the picked rows are dense
@@ -148,13 +153,12 @@ std::vector<HostTensor> checked_oracle(const Problem& problem, const Case& c, co
 }
 
 PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak,
-                          const std::vector<std::int64_t>& check_rows) {
+                          std::vector<std::int64_t> check_rows) {
   PreparedCase pc;
   pc.problem = &problem;
   pc.c = c;
   pc.input_desc = problem.inputs(c);
   pc.output_desc = problem.outputs(c);
-  pc.check_rows = check_rows;
 
   auto t = std::chrono::steady_clock::now();
   std::vector<HostTensor> inputs;
@@ -162,6 +166,13 @@ PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const
     inputs.push_back(HostTensor{d, std::vector<double>(static_cast<std::size_t>(d.elements()))});
   problem.generate(c, inputs, rng);
   if (tweak) tweak(c, inputs);
+  // An op that samples its own rows (GEMM) draws them after its inputs, when none were asked.
+  const std::int64_t rows = pc.input_desc.empty() ? 0 : pc.input_desc.front().rows;
+  if (check_rows.empty() && problem.check_sample_rows) {
+    const std::int64_t want = problem.check_sample_rows(c);
+    if (want > 0 && want < rows) check_rows = sample_rows(rows, want, rng.next_u64());
+  }
+  pc.check_rows = std::move(check_rows);
   pc.seconds.generate = seconds_since(t);
 
   // Round to the dtype first, so the oracle computes from exactly what the kernel reads; the
@@ -180,7 +191,7 @@ PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const
   pc.seconds.upload = seconds_since(t);
 
   t = std::chrono::steady_clock::now();
-  pc.expected = checked_oracle(problem, c, inputs, check_rows);
+  pc.expected = checked_oracle(problem, c, inputs, pc.check_rows);
   pc.seconds.oracle = seconds_since(t);
   return pc;
 }
@@ -305,7 +316,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
         (out.sampled ? static_cast<std::int64_t>(pc.check_rows.size()) * d.cols : d.elements()))
       throw std::logic_error("check_variant: the oracle's output '" + d.name + "' has the wrong size");
     const auto row_of = [&](std::int64_t k) { return out.sampled ? pc.check_rows[k / d.cols] : k / d.cols; };
-    const Tolerance tol = pc.problem->tolerance(pc.c, i);
+    const Tolerance tol = v.tolerance ? v.tolerance(pc.c, i) : pc.problem->tolerance(pc.c, i);
     // A contiguous output (every op's today) is compared in place; a strided one made dense.
     std::vector<double> dense;
     if (!out.sampled && d.row_stride != d.cols) dense = dense_values(d, out.bits);

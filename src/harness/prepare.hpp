@@ -58,8 +58,11 @@ struct PreparedCase {
   std::size_t set_bytes() const;        // bytes of one set's inputs and outputs
 };
 
+// `check_rows` (ascending; empty: none asked) are the rows to check; when none are asked and the
+// problem samples rows (Problem::check_sample_rows), they are drawn here from `rng` after the
+// inputs.
 PreparedCase prepare_case(const Problem& problem, const Case& c, Rng& rng, const InputTweak& tweak = {},
-                          const std::vector<std::int64_t>& check_rows = {});
+                          std::vector<std::int64_t> check_rows = {});
 
 // Whether check_variant compares only `check_rows` of output d of a case whose first input has
 // `input_rows` rows: d is per-row (as many rows) and the sample is smaller than it.
@@ -67,9 +70,9 @@ bool samples_output(const std::vector<std::int64_t>& check_rows, std::int64_t in
 bool sampled_output(const PreparedCase& pc, const TensorDesc& d);  // of pc's check_rows
 
 // The oracle's outputs as check_variant compares them (PreparedCase::expected): a sampled
-// output holds the check_rows' rows only, computed from those rows' inputs alone where the op
-// allows it (Problem::oracle_by_row), picked from every row's otherwise. Host only; throws
-// std::logic_error where the oracle's outputs are not the op's.
+// output holds the check_rows' rows only, computed alone where the op allows it
+// (Problem::oracle_rows, or Problem::oracle_by_row on those rows' inputs), picked from every
+// row's otherwise. Host only; throws std::logic_error where the oracle's outputs are not the op's.
 std::vector<HostTensor> checked_oracle(const Problem& problem, const Case& c, const std::vector<HostTensor>& inputs,
                                        const std::vector<std::int64_t>& check_rows);
 

@@ -125,6 +125,17 @@ struct Problem {
   // of those rows alone; where an output has another shape (rmsnorm_backward's dw, a sum over
   // every row) the oracle still computes every row.
   bool oracle_by_row = false;
+  // For an op whose oracle costs much per row (GEMM: 2NK multiply-adds per row of C), the number
+  // of rows of a case to check, drawn at random (harness/prepare.hpp sample_rows), in every
+  // experiment; 0, or as many as the case has, checks every row. Set together with oracle_rows.
+  std::function<std::int64_t(const Case&)> check_sample_rows;
+  // The oracle of only `rows` (ascending) of the per-row outputs (those with as many rows as the
+  // first input), packed densely in that order; other outputs whole. For ops whose inputs cannot
+  // be cut to the sampled rows by their shape alone (GEMM's B has K rows, which may equal M);
+  // it takes precedence over oracle_by_row. The rows it does not compute are never compared.
+  std::function<std::vector<HostTensor>(const Case&, const std::vector<HostTensor>& inputs,
+                                        const std::vector<std::int64_t>& rows)>
+      oracle_rows;
   std::function<Tolerance(const Case&, std::size_t output_index)> tolerance;
   std::function<double(const Case&)> bytes;  // the bytes the op must move
   std::function<double(const Case&)> flops;  // the flops it must do (0 if memory-bound only)
@@ -138,6 +149,13 @@ struct Launchable {
   // when it finishes.
   std::function<std::size_t(const Case&)> workspace_bytes = [](const Case&) { return std::size_t{0}; };
   std::function<void(const LaunchArgs&)> launch;
+  // A variant that computes in a lower precision than its op's contract, and says so in its name
+  // (gemm's tf32 variants), sets the tolerance it is held to here; empty: the op's tolerance.
+  std::function<Tolerance(const Case&, std::size_t output_index)> tolerance = {};
+  // What the variant ran on the case, for the record (Record::plan): a tile configuration, an
+  // autotuner's choice, as the text of a JSON object (this header is compiled by nvcc too, which
+  // is spared nlohmann's). Asked after the check launches; empty or "": nothing recorded.
+  std::function<std::string(const Case&)> plan = {};
 };
 
 }  // namespace kbench

@@ -59,9 +59,10 @@ struct MeasuredCase {
   Case c;
   std::vector<const Launchable*> variants;
   std::vector<std::string> skipped;  // "variant: why" for selected variants that cannot run it
-  // The rows whose outputs the check compares (PreparedCase::check_rows); empty: every row.
-  // The oracle computes these rows alone where the op allows it (Problem::oracle_by_row), and
-  // every row otherwise, once per case whatever its variants.
+  // The rows whose outputs the check compares (PreparedCase::check_rows); empty: every row, or
+  // the op's own sample (Problem::check_sample_rows). The oracle computes these rows alone where
+  // the op allows it (Problem::oracle_rows, oracle_by_row), and every row otherwise, once per
+  // case whatever its variants.
   std::vector<std::int64_t> check_rows = {};
 };
 

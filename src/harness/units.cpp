@@ -75,6 +75,11 @@ std::vector<Record> unit_records(const Unit& u) {
     r.gbps = r.bytes / (r.median_us * 1e3);
     r.tflops = r.flops / (r.median_us * 1e6);
     r.check = u.checks[k];
+    // What the variant ran (a tile configuration, an autotuner's choice), asked once it has run.
+    if (u.variants[k]->plan) {
+      const std::string plan = u.variants[k]->plan(u.c);
+      if (!plan.empty()) r.plan = nlohmann::json::parse(plan);
+    }
     records.push_back(std::move(r));
   }
   return records;

@@ -1,0 +1,78 @@
+// gemm_backward's registration: the op and its variants.
+//   mma          both gradients through the tensor-core template at 128x128 tiles, the
+//                transposed operand read where it lies (dA: B as B^T; dB: A as A^T), 16-bit
+//                with rows on 16-byte boundaries; each gradient one launch, no atomics
+//   cublas, cublas_best: the same two products through cublasLt with TRANSA / TRANSB
+#include <string>
+
+#include "kernels/gemm/gemm_contract.hpp"
+#include "kernels/gemm/gemm_cublas.hpp"
+#include "kernels/gemm/gemm_kernels.hpp"
+#include "kernels/gemm/gemm_op.hpp"
+
+namespace kbench::gemm {
+
+namespace {
+
+bool wants_da(const Case& c) { return c.param("da") != 0; }
+bool wants_db(const Case& c) { return c.param("db") != 0; }
+
+std::string backward_problem(const Case& c) {
+  if (std::string why = gemm_case_problem(c); !why.empty()) return why;
+  if (c.shape[2] < 1) return "K must be at least 1 (there is no gradient of an empty product)";
+  if (!wants_da(c) && !wants_db(c)) return "neither gradient asked for (da = db = 0)";
+  return {};
+}
+
+// The tensors of a launch, by what they are: dC first, then B and A as the flags add them.
+struct Tensors {
+  const DeviceTensor* dc = nullptr;
+  const DeviceTensor* a = nullptr;
+  const DeviceTensor* b = nullptr;
+  const DeviceTensor* da = nullptr;
+  const DeviceTensor* db = nullptr;
+};
+
+Tensors tensors_of(const LaunchArgs& x) {
+  Tensors t{&x.inputs[0]};
+  std::size_t in = 1, out = 0;
+  if (wants_da(x.c)) t.b = &x.inputs[in++], t.da = &x.outputs[out++];
+  if (wants_db(x.c)) t.a = &x.inputs[in++], t.db = &x.outputs[out++];
+  return t;
+}
+
+Variant cublas_backward(const char* name, const char* summary, CublasPick pick) {
+  Variant v = make_variant("gemm_backward", name, summary, [pick](const LaunchArgs& x) {
+    const Tensors t = tensors_of(x);
+    if (t.da) launch_cublas(pick, CublasMath::exact, *t.dc, *t.b, *t.da, x.workspace, kCublasWorkspace, x.stream, false, true);
+    if (t.db) launch_cublas(pick, CublasMath::exact, *t.a, *t.dc, *t.db, x.workspace, kCublasWorkspace, x.stream, true, false);
+  });
+  v.baseline = true;
+  v.workspace_bytes = [](const Case&) { return kCublasWorkspace; };
+  v.unsupported = backward_problem;
+  return v;
+}
+
+}  // namespace
+
+void register_gemm_backward(Registry& r) {
+  r.add_op(make_gemm_backward_op());
+  Variant mma = make_variant("gemm_backward", "mma", "dA = dC.B^T, dB = A^T.dC: mma.sync 128x128, transposes through strides",
+                             [](const LaunchArgs& x) {
+                               const Tensors t = tensors_of(x);
+                               if (t.da) launch_mma_layout(*t.dc, false, *t.b, true, *t.da, x.stream);
+                               if (t.db) launch_mma_layout(*t.a, true, *t.dc, false, *t.db, x.stream);
+                             });
+  mma.unsupported = [](const Case& c) {
+    if (std::string why = backward_problem(c); !why.empty()) return why;
+    if (c.dtype == DType::f32) return std::string("float32 runs on the cuBLAS variants");
+    // Rows of dC and B are N long, rows of A K long: whole 16-byte chunks for cp.async.
+    if (n_of(c) % 8 != 0 || k_of(c) % 8 != 0) return std::string("N and K must be multiples of 8 (16-byte rows)");
+    return std::string();
+  };
+  r.add_variant(mma);
+  r.add_variant(cublas_backward("cublas", "cublasLt, the default heuristic's first algorithm, per gradient", CublasPick::first));
+  r.add_variant(cublas_backward("cublas_best", "cublasLt, the fastest of its top 16 candidates, per gradient", CublasPick::best));
+}
+
+}  // namespace kbench::gemm

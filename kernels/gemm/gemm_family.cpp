@@ -1,0 +1,153 @@
+// The gemm family's registration: the op, then its variants from simple to fast, then the
+// cuBLAS baselines.
+//   simt           float32 FMAs on CUDA cores, any dtype: the exact float32 path
+//   tf32           float32 through tf32 tensor-core products (mma m16n8k8), float32 sums;
+//                  held to tf32's tolerance, as its name says
+//   mma_<BM>x<BN>  the tensor-core kernel at one tile configuration (kTileConfigs), 16-bit
+//   auto           the tensor-core kernel at the configuration the autotuner chose for the
+//                  case's (device, dtype, M/N/K power-of-two bucket), recorded in the plan
+//   cublas, cublas_best, cublas_tf32, cublas_best_tf32: cublasLt (gemm_cublas.hpp)
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/errors.hpp"
+#include "kernels/gemm/gemm_autotune.hpp"
+#include "kernels/gemm/gemm_contract.hpp"
+#include "kernels/gemm/gemm_cublas.hpp"
+#include "kernels/gemm/gemm_kernels.hpp"
+#include "kernels/gemm/gemm_op.hpp"
+#include "kernels/gemm/gemm_tiles.hpp"
+
+namespace kbench::gemm {
+
+namespace {
+
+using Unsupported = std::function<std::string(const Case&)>;
+
+Unsupported needs(bool sixteen_bit, bool float32) {
+  return [=](const Case& c) {
+    if (std::string why = gemm_case_problem(c); !why.empty()) return why;
+    if (c.dtype == DType::f32 && !float32) return std::string("float32 runs on simt, tf32 or the cuBLAS variants");
+    if (c.dtype != DType::f32 && !sixteen_bit) return std::string("takes float32 only");
+    return std::string();
+  };
+}
+
+std::string tile_plan(const TileConfig& t, const std::string& path) {
+  return "{\"path\": \"" + path + "\", \"tile\": \"" + t.name() + "\", \"bk\": " + std::to_string(t.bk) +
+         ", \"warp\": \"" + std::to_string(t.wm) + "x" + std::to_string(t.wn) + "\", \"stages\": " +
+         std::to_string(t.stages) + ", \"group_m\": " + std::to_string(kGroupM) + "}";
+}
+
+// One launch of configuration i on the case's buffers, timed by an event pair after a launch
+// that warms it; -1 when it cannot run.
+double time_config(std::size_t i, const LaunchArgs& x) {
+  try {
+    launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+    cudaEvent_t start, stop;
+    KB_CUDA(cudaEventCreate(&start));
+    KB_CUDA(cudaEventCreate(&stop));
+    KB_CUDA(cudaEventRecord(start, x.stream));
+    launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+    KB_CUDA(cudaEventRecord(stop, x.stream));
+    KB_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    KB_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return 1e3 * ms;
+  } catch (const CudaError&) {  // cannot launch here (its shared memory, say)
+    return -1;
+  } catch (const std::invalid_argument&) {  // its grid cannot cover the case
+    return -1;
+  }
+}
+
+int current_device() {
+  int d = 0;
+  KB_CUDA(cudaGetDevice(&d));
+  return d;
+}
+
+void launch_auto(const LaunchArgs& x) {
+  const DeviceTensor &a = x.inputs[0], &b = x.inputs[1], &c = x.outputs[0];
+  if (mma_path(a, b) != "mma") return launch_simt(a, b, c, x.stream);
+  check_gemm(a, b, c);
+  const TuneKey key = tune_key(current_device(), a.dtype, c.rows, c.cols, a.cols);
+  const TuneChoice choice = gemm_autotuner().choose(key, kTileConfigs.size(), {c.rows, c.cols, a.cols},
+                                                    [&](std::size_t i) { return time_config(i, x); });
+  launch_mma(choice.config, a, b, c, x.stream);
+}
+
+std::string auto_plan(const Case& c) {
+  if (mma_path(c) != "mma") return "{\"path\": \"simt\"}";
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return "";
+  const TuneKey key = tune_key(device, c.dtype, m_of(c), n_of(c), k_of(c));
+  TuneChoice choice;
+  if (!gemm_autotuner().find(key, choice)) return "";
+  std::string plan = tile_plan(kTileConfigs[choice.config], "mma");
+  plan.pop_back();
+  return plan + ", \"bucket\": [" + std::to_string(key.bucket[0]) + ", " + std::to_string(key.bucket[1]) + ", " +
+         std::to_string(key.bucket[2]) + "], \"tuned_on\": [" + std::to_string(choice.tuned_on[0]) + ", " +
+         std::to_string(choice.tuned_on[1]) + ", " + std::to_string(choice.tuned_on[2]) + "]}";
+}
+
+Variant cublas_variant(const char* name, const char* summary, CublasPick pick, CublasMath math) {
+  Variant v = make_variant("gemm", name, summary, [pick, math](const LaunchArgs& x) {
+    launch_cublas(pick, math, x.inputs[0], x.inputs[1], x.outputs[0], x.workspace, kCublasWorkspace, x.stream);
+  });
+  v.baseline = true;
+  v.workspace_bytes = [](const Case&) { return kCublasWorkspace; };
+  v.unsupported = needs(math == CublasMath::exact, true);
+  v.plan = [pick, math](const Case& c) { return cublas_plan(pick, math, c); };
+  if (math == CublasMath::tf32) v.tolerance = [](const Case& c, std::size_t) { return tf32_tolerance(k_of(c)); };
+  return v;
+}
+
+}  // namespace
+
+void register_gemm(Registry& r) {
+  r.add_op(make_gemm_op());
+  Variant simt = make_variant("gemm", "simt", "float32 FMAs on CUDA cores, 64x64 tiles, any alignment",
+                              [](const LaunchArgs& x) { launch_simt(x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
+  simt.unsupported = needs(true, true);
+  r.add_variant(simt);
+
+  Variant tf32 = make_variant("gemm", "tf32", "float32 via tf32 mma.sync m16n8k8, float32 accumulation",
+                              [](const LaunchArgs& x) { launch_tf32(x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
+  tf32.unsupported = needs(false, true);
+  tf32.tolerance = [](const Case& c, std::size_t) { return tf32_tolerance(k_of(c)); };
+  r.add_variant(tf32);
+
+  for (std::size_t i = 0; i < kTileConfigs.size(); ++i) {
+    const TileConfig t = kTileConfigs[i];
+    Variant v = make_variant("gemm", "mma_" + t.name(),
+                             "mma.sync tiles of " + t.name() + ", " + std::to_string(t.warps()) + " warps, " +
+                                 std::to_string(t.stages) + " cp.async stages",
+                             [i](const LaunchArgs& x) { launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
+    v.unsupported = needs(true, false);
+    v.plan = [t](const Case& c) { return tile_plan(t, mma_path(c)); };
+    r.add_variant(v);
+  }
+
+  Variant tuned = make_variant("gemm", "auto", "mma.sync at the tile the autotuner chose for the M/N/K bucket",
+                               launch_auto);
+  tuned.unsupported = needs(true, false);
+  tuned.plan = auto_plan;
+  r.add_variant(tuned);
+
+  r.add_variant(cublas_variant("cublas", "cublasLt, the default heuristic's first algorithm", CublasPick::first,
+                               CublasMath::exact));
+  r.add_variant(cublas_variant("cublas_best", "cublasLt, the fastest of its top 16 heuristic candidates",
+                               CublasPick::best, CublasMath::exact));
+  r.add_variant(cublas_variant("cublas_tf32", "cublasLt with CUBLAS_COMPUTE_32F_FAST_TF32, first algorithm",
+                               CublasPick::first, CublasMath::tf32));
+  r.add_variant(cublas_variant("cublas_best_tf32", "cublasLt tf32, the fastest of its top 16 candidates",
+                               CublasPick::best, CublasMath::tf32));
+}
+
+}  // namespace kbench::gemm

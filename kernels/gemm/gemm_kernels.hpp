@@ -1,0 +1,41 @@
+// Host entry points of the gemm kernels (gemm_mma.cu, gemm_simt.cu, gemm_tf32.cu), for the
+// variants (gemm_family.cpp, gemm_autotune.cpp) and the tests. Each checks the contract
+// (gemm_contract.hpp) first and throws std::invalid_argument on a breach; a CUDA error throws
+// CudaError.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "harness/problem.hpp"
+
+namespace kbench::gemm {
+
+// C = A.B with tile configuration kTileConfigs[index] (16-bit dtypes). Operands whose rows are
+// not 16-byte aligned cannot take cp.async's 16-byte copies: they go to launch_simt, and
+// mma_path says so.
+void launch_mma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
+                cudaStream_t stream);
+// "mma" or "simt": the path launch_mma takes for these operands.
+std::string mma_path(const DeviceTensor& a, const DeviceTensor& b);
+// The same for a contiguous case of the op (the harness's buffers: base pointers from
+// cudaMalloc, row strides K and N).
+std::string mma_path(const Case& c);
+
+// C = op(A).op(B) with A given as A^T ([K, M] rows) when a_transposed, B as B^T ([N, K] rows)
+// when b_transposed, at the tile configuration kBackwardConfig (16-bit dtypes; every stored row
+// 16-byte aligned, else std::invalid_argument: there is no transposed SIMT path).
+inline constexpr std::size_t kBackwardConfig = 2;  // 128x128: both layouts need BM, BN >= 64
+void launch_mma_layout(const DeviceTensor& a, bool a_transposed, const DeviceTensor& b, bool b_transposed,
+                       const DeviceTensor& c, cudaStream_t stream);
+
+// C = A.B in float32 FMAs, any dtype and alignment (guarded element loads): the exact float32
+// path, and the fallback of the tensor-core kernels.
+void launch_simt(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);
+
+// C = A.B for float32 with tf32 tensor-core products (mma m16n8k8), float32 accumulation.
+void launch_tf32(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);
+
+}  // namespace kbench::gemm

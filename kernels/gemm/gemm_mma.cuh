@@ -1,0 +1,302 @@
+// The tensor-core GEMM kernel template (sm_80 and later): C [M, N] = A [M, K] . B [K, N] for
+// float16 and bfloat16, float32 accumulators, C rounded once to the dtype.
+//
+// One block computes a BM x BN tile of C; the tiles are numbered along a one-dimensional grid
+// in grouped order (kGroupM rows of tiles at a time), so that blocks resident together reuse the
+// same panels of A and B from L2. The block walks K in steps of BK:
+//   1. cp.async copies the next A [BM, BK] and B [BK, BN] tiles, 16 bytes per copy, into one of
+//      STAGES shared-memory buffers (zero-filled past the edges of M, N and K: ragged tiles need
+//      no other masking, and nothing is read out of bounds); STAGES - 1 tiles are in flight
+//      while the block computes on the oldest (cp.async.wait_group).
+//   2. Each warp computes a WM x WN sub-tile with mma.sync m16n8k16: A fragments come from
+//      ldmatrix.x4, B fragments from ldmatrix.x4.trans (B is stored [k][n], the mma wants it
+//      k-major per column: the transposing load gives exactly that layout).
+//   3. The epilogue converts the accumulators to the dtype and stores them, bounds-checked.
+// Shared memory rows are 128-byte groups of eight 16-byte chunks, the chunk index XORed with the
+// row (mod 8): the eight rows one ldmatrix phase reads land in eight different chunks, so the
+// loads are free of bank conflicts, and so are the cp.async stores.
+//
+// Either operand may be given transposed (kATrans: memory holds A^T as [K, M] rows; kBTrans:
+// B^T as [N, K] rows), read through its row stride with no copy: the tile is stored in shared
+// memory as it lies in global memory, and the fragment load changes instead (ldmatrix .trans
+// for A^T, plain for B^T), which is what a backward pass (dA = dC.B^T, dB = A^T.dC) needs.
+// Needs every row of A and B on a 16-byte boundary (rows_aligned16): the launcher sends other
+// operands to the SIMT kernel (gemm_simt.cu). The Fault parameter exists for the negative
+// controls of the tests (tests/gpu/test_gemm_negative_controls.cu): kernels broken on purpose,
+// each in one way, that the checker must catch; the registered variants use Fault::none.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/gemm/gemm_tiles.hpp"
+
+namespace kbench::gemm {
+
+enum class Fault { none, half_accumulator, drop_k_tail, skip_tile };
+
+namespace mma_detail {
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes from global to shared; only `bytes` (0..16) are read, the rest zero-filled.
+__device__ __forceinline__ void cp_async16(std::uint32_t dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
+template <class T>
+struct MmaOp;
+
+template <>
+struct MmaOp<__half> {
+  static __device__ __forceinline__ void run(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                             std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+template <>
+struct MmaOp<__nv_bfloat16> {
+  static __device__ __forceinline__ void run(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                             std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+// The negative control's 16-bit accumulator: float16 partial sums, widened after each mma.
+__device__ __forceinline__ void mma_half_accumulate(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                                    std::uint32_t b1) {
+  __half2 lo = __floats2half2_rn(d[0], d[1]), hi = __floats2half2_rn(d[2], d[3]);
+  std::uint32_t c0 = *reinterpret_cast<std::uint32_t*>(&lo), c1 = *reinterpret_cast<std::uint32_t*>(&hi);
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+      : "+r"(c0), "+r"(c1)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  lo = *reinterpret_cast<__half2*>(&c0);
+  hi = *reinterpret_cast<__half2*>(&c1);
+  d[0] = __low2float(lo), d[1] = __high2float(lo), d[2] = __low2float(hi), d[3] = __high2float(hi);
+}
+
+// Element offset of 16-byte chunk `chunk` of row `row` in a tile of `chunks_per_row` chunks
+// (a multiple of 8): the chunk's low three bits XORed with the row's.
+template <int kChunksPerRow>
+__device__ __forceinline__ int swizzled(int row, int chunk) {
+  static_assert(kChunksPerRow % 8 == 0, "the swizzle works on 128-byte groups");
+  return (row * kChunksPerRow + (chunk ^ (row & 7))) * 8;
+}
+
+template <class T>
+__device__ __forceinline__ void store_pair(T* c, std::int64_t offset, float x, float y, bool both, bool paired) {
+  if (paired) {
+    if constexpr (sizeof(T) == 2) {
+      T pair[2] = {T(x), T(y)};
+      *reinterpret_cast<std::uint32_t*>(c + offset) = *reinterpret_cast<std::uint32_t*>(pair);
+    }
+  } else {
+    c[offset] = T(x);
+    if (both) c[offset + 1] = T(y);
+  }
+}
+
+}  // namespace mma_detail
+
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans = false, bool kBTrans = false,
+          Fault F = Fault::none>
+struct MmaGemm {
+  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  static constexpr int kMTiles = WM / 16, kNTiles = WN / 8;
+  // 16-byte chunks per shared-memory row of each tile, stored as it lies in global memory:
+  // A [BM][BK] or A^T [BK][BM], B [BK][BN] or B^T [BN][BK].
+  static constexpr int kAChunks = (kATrans ? BM : BK) / 8, kBChunks = (kBTrans ? BK : BN) / 8;
+  static constexpr int kARows = kATrans ? BK : BM, kBRows = kBTrans ? BN : BK;
+  static constexpr int kAStage = BM * BK, kBStage = BK * BN;    // elements per stage
+  static constexpr int kSmemBytes = STAGES * (kAStage + kBStage) * static_cast<int>(sizeof(T));
+  static_assert(sizeof(T) == 2, "the tensor-core path takes 16-bit inputs");
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0 && BK % 16 == 0, "tile shapes");
+  static_assert(STAGES >= 2, "a pipeline needs two buffers at least");
+};
+
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans, bool kBTrans, Fault F>
+__global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>::kThreads)
+    mma_gemm_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m, int n, int k,
+                    std::int64_t lda, std::int64_t ldb) {
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>;
+  using namespace mma_detail;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* const smem_a = reinterpret_cast<T*>(smem_raw);
+  T* const smem_b = smem_a + STAGES * G::kAStage;
+
+  // Grouped tile order: kGroupM rows of tiles, then the next kGroupM.
+  const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
+  const int pid = static_cast<int>(blockIdx.x);
+  const int per_group = kGroupM * grid_n;
+  const int first_m = (pid / per_group) * kGroupM;
+  const int group_rows = min(grid_m - first_m, kGroupM);
+  const int tile_m = first_m + (pid % per_group) % group_rows;
+  const int tile_n = (pid % per_group) / group_rows;
+  if constexpr (F == Fault::skip_tile)
+    if (pid == (grid_m * grid_n) / 2) return;
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int warp_m0 = (warp / G::kWarpsN) * WM, warp_n0 = (warp % G::kWarpsN) * WN;
+
+  // k tiles to walk: the last may be partial (zero-filled); the fault drops it.
+  int k_tiles = (k + BK - 1) / BK;
+  if constexpr (F == Fault::drop_k_tail) k_tiles = k / BK;
+
+  const auto load_stage = [&](int stage, int kt) {
+    const int k0 = kt * BK;
+    const std::uint32_t sa = smem_addr(smem_a + stage * G::kAStage);
+    const std::uint32_t sb = smem_addr(smem_b + stage * G::kBStage);
+    // A's rows run along m (columns along k), A^T's along k; B's along k, B^T's along n.
+    const int a_row0 = kATrans ? k0 : m0, a_col0 = kATrans ? m0 : k0;
+    const int a_rows = kATrans ? k : m, a_cols = kATrans ? m : k;
+    const int b_row0 = kBTrans ? n0 : k0, b_col0 = kBTrans ? k0 : n0;
+    const int b_rows = kBTrans ? n : k, b_cols = kBTrans ? k : n;
+#pragma unroll
+    for (int idx = tid; idx < G::kARows * G::kAChunks; idx += G::kThreads) {
+      const int row = idx / G::kAChunks, chunk = idx % G::kAChunks;
+      const int gr = a_row0 + row, gc = a_col0 + chunk * 8;
+      const int valid = gr < a_rows && gc < a_cols ? min(8, a_cols - gc) : 0;
+      const T* src = valid > 0 ? a + static_cast<std::int64_t>(gr) * lda + gc : a;
+      cp_async16(sa + swizzled<G::kAChunks>(row, chunk) * 2, src, valid * 2);
+    }
+#pragma unroll
+    for (int idx = tid; idx < G::kBRows * G::kBChunks; idx += G::kThreads) {
+      const int row = idx / G::kBChunks, chunk = idx % G::kBChunks;
+      const int gr = b_row0 + row, gc = b_col0 + chunk * 8;
+      const int valid = gr < b_rows && gc < b_cols ? min(8, b_cols - gc) : 0;
+      const T* src = valid > 0 ? b + static_cast<std::int64_t>(gr) * ldb + gc : b;
+      cp_async16(sb + swizzled<G::kBChunks>(row, chunk) * 2, src, valid * 2);
+    }
+  };
+
+  float acc[G::kMTiles][G::kNTiles][4];
+#pragma unroll
+  for (int i = 0; i < G::kMTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < G::kNTiles; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    cp_async_commit();  // empty groups too: wait_group counts groups, not copies
+  }
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    cp_async_wait<STAGES - 2>();  // tile kt has landed (this thread's copies)
+    __syncthreads();              // ... and everyone's; the buffer of tile kt - 1 is free
+    const int next = kt + STAGES - 1;
+    if (next < k_tiles) load_stage(next % STAGES, next);
+    cp_async_commit();
+
+    const int stage = kt % STAGES;
+    const std::uint32_t sa = smem_addr(smem_a + stage * G::kAStage);
+    const std::uint32_t sb = smem_addr(smem_b + stage * G::kBStage);
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; ++kk) {
+      std::uint32_t af[G::kMTiles][4];
+      std::uint32_t bf[G::kNTiles / 2][4];
+      // The four 8x8 matrices of one ldmatrix.x4, lanes 8q..8q+7 giving the rows of matrix q:
+      // A's fragment wants (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15);
+      // B's, for two n tiles, (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15), (k 8-15, n 8-15).
+#pragma unroll
+      for (int i = 0; i < G::kMTiles; ++i) {
+        if constexpr (!kATrans) {  // rows m, chunks along k
+          const int row = warp_m0 + i * 16 + lane % 16, chunk = kk * 2 + lane / 16;
+          ldmatrix_x4(af[i], sa + swizzled<G::kAChunks>(row, chunk) * 2);
+        } else {  // rows k, chunks along m: the transposing load
+          const int row = kk * 16 + lane % 8 + (lane / 16) * 8, chunk = (warp_m0 + i * 16) / 8 + (lane / 8) % 2;
+          ldmatrix_x4_trans(af[i], sa + swizzled<G::kAChunks>(row, chunk) * 2);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < G::kNTiles / 2; ++j) {
+        if constexpr (!kBTrans) {  // rows k, chunks along n: the transposing load
+          const int row = kk * 16 + lane % 8 + ((lane / 8) % 2) * 8;
+          const int chunk = (warp_n0 + j * 16) / 8 + lane / 16;
+          ldmatrix_x4_trans(bf[j], sb + swizzled<G::kBChunks>(row, chunk) * 2);
+        } else {  // rows n, chunks along k
+          const int row = warp_n0 + j * 16 + lane % 8 + (lane / 16) * 8, chunk = kk * 2 + (lane / 8) % 2;
+          ldmatrix_x4(bf[j], sb + swizzled<G::kBChunks>(row, chunk) * 2);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < G::kMTiles; ++i)
+#pragma unroll
+        for (int j = 0; j < G::kNTiles; ++j) {
+          const std::uint32_t b0 = bf[j / 2][(j % 2) * 2], b1 = bf[j / 2][(j % 2) * 2 + 1];
+          if constexpr (F == Fault::half_accumulator) mma_half_accumulate(acc[i][j], af[i], b0, b1);
+          else MmaOp<T>::run(acc[i][j], af[i], b0, b1);
+        }
+    }
+  }
+  cp_async_wait<0>();  // no copy may outlive the block (the trailing groups are empty)
+
+  // Accumulator (i, j, e): row g (+8 for e >= 2), columns 2t and 2t + 1 of the 8-wide n tile.
+  const int g = lane / 4, t = lane % 4;
+  const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % 4) == 0;
+#pragma unroll
+  for (int i = 0; i < G::kMTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < G::kNTiles; ++j) {
+      const int col = n0 + warp_n0 + j * 8 + 2 * t;
+      if (col >= n) continue;
+      const bool both = col + 1 < n;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + warp_m0 + i * 16 + g + h * 8;
+        if (row >= m) continue;
+        store_pair(c, static_cast<std::int64_t>(row) * n + col, acc[i][j][2 * h], acc[i][j][2 * h + 1], both,
+                   both && pairs_aligned);
+      }
+    }
+}
+
+// Launches the kernel for C = A.B (contiguous C, rows of A and B 16-byte aligned), setting its
+// shared-memory limit the first time (per process: one attribute serves every device alike).
+// lda and ldb are the row strides of the operands as they lie in memory (of A^T, B^T when
+// transposed).
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans = false, bool kBTrans = false,
+          Fault F = Fault::none>
+cudaError_t launch_mma_gemm(const T* a, const T* b, T* c, int m, int n, int k, std::int64_t lda, std::int64_t ldb,
+                            cudaStream_t stream) {
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>;
+  const auto kernel = mma_gemm_kernel<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans, F>;
+  static const cudaError_t attr =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
+  if (attr != cudaSuccess) return attr;
+  const long long tiles = static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+  kernel<<<static_cast<unsigned>(tiles), G::kThreads, G::kSmemBytes, stream>>>(a, b, c, m, n, k, lda, ldb);
+  return cudaGetLastError();
+}
+
+}  // namespace kbench::gemm

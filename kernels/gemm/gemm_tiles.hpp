@@ -1,0 +1,45 @@
+// The tile configurations of the tensor-core kernels (gemm_mma.cu), visible to host code: the
+// autotuner, the plan a record carries and the tests walk this list.
+#pragma once
+
+#include <array>
+#include <string>
+
+namespace kbench::gemm {
+
+// A block tile of BM x BN outputs stepping through K by BK, split among warps of WM x WN, with
+// `stages` shared-memory buffers in flight.
+struct TileConfig {
+  int bm, bn, bk, wm, wn, stages;
+  const char* tag = "";  // tells apart configurations of one block tile ("_s4", "_w8")
+  int warps() const { return (bm / wm) * (bn / wn); }
+  // 16-bit elements of A and B per stage, two bytes each.
+  int smem_bytes() const { return stages * (bm * bk + bk * bn) * 2; }
+  std::string name() const { return std::to_string(bm) + "x" + std::to_string(bn) + tag; }  // "128x256"
+};
+
+// Tiles as a one-dimensional grid visits them: GROUP_M rows of tiles at a time, column by
+// column, so that the blocks resident together share A's row panels and B's column panels in L2.
+inline constexpr int kGroupM = 8;
+
+// From the largest (eight warps of 64 x 64, for large square products) to the narrowest (16
+// rows, for M of a decode step). BK = 64: a tile row of A is 128 bytes, the width the XOR
+// swizzle works on; BN >= 64 for the same reason in B.
+// Two more of the large tiles, for the lead's comparison on the H200: the same 8 warps of 64 x
+// 64 with a fourth stage (192 KiB, one block per SM), and 128 x 128 with 8 warps of 64 x 32
+// (fewer registers a thread, two blocks and 16 warps per SM to hide ldmatrix and mma latency).
+inline constexpr std::array<TileConfig, 11> kTileConfigs{{
+    {128, 256, 64, 64, 64, 3},
+    {256, 128, 64, 64, 64, 3},
+    {128, 128, 64, 64, 64, 3},
+    {128, 64, 64, 64, 32, 4},
+    {64, 128, 64, 32, 64, 4},
+    {64, 64, 64, 32, 32, 4},
+    {32, 128, 64, 32, 32, 4},
+    {16, 128, 64, 16, 32, 4},
+    {16, 64, 64, 16, 16, 4},
+    {128, 256, 64, 64, 64, 4, "_s4"},
+    {128, 128, 64, 64, 32, 3, "_w8"},
+}};
+
+}  // namespace kbench::gemm

@@ -1,0 +1,64 @@
+// gemm_backward on the GPU: every variant against the FP64 oracle with both gradients, with one
+// switched off, on ragged tiles (M, N, K not multiples of 128) and K = M (sampled rows).
+#include <gtest/gtest.h>
+
+#include "gpu_test.hpp"
+#include "harness/prepare.hpp"
+#include "kernels/all_ops.hpp"
+
+namespace kbench {
+namespace {
+
+TEST(GemmBackwardGpu, EveryVariantWithEachGradientSwitchedOff) {
+  KB_REQUIRE_GPU();
+  const Op& op = registry().op("gemm_backward");
+  const Shape shapes[] = {{136, 72, 88}, {200, 136, 264}, {33, 64, 128}, {256, 256, 256}, {1000, 520, 1000}};
+  const std::map<std::string, double> flags[] = {{}, {{"da", 0}}, {{"db", 0}}};
+  for (const DType t : kAllDTypes)
+    for (const Shape& s : shapes)
+      for (const auto& f : flags) {
+        const Case c = make_case(op, t, s, f);
+        Rng rng(4);
+        const PreparedCase pc = prepare_case(op, c, rng);
+        int ran = 0;
+        for (const Variant* v : registry().variants("gemm_backward")) {
+          if (!v->unsupported(c).empty()) continue;
+          const CheckInfo info = check_variant(pc, *v, nullptr);
+          EXPECT_TRUE(info.passed) << case_label(c) << " " << v->name << ": " << info.detail;
+          ++ran;
+        }
+        EXPECT_EQ(ran, t == DType::f32 ? 2 : 3) << case_label(c);
+      }
+}
+
+}  // namespace
+}  // namespace kbench
+
+namespace kbench {
+namespace {
+
+TEST(GemmStepGpu, EveryVariantWithAndWithoutEachGradient) {
+  KB_REQUIRE_GPU();
+  const Op& op = registry().op("gemm_step");
+  const Shape shapes[] = {{136, 72, 88}, {256, 256, 256}, {127, 255, 65}};
+  const std::map<std::string, double> flags[] = {{}, {{"da", 0}}, {{"db", 0}}};
+  for (const DType t : kAllDTypes)
+    for (const Shape& s : shapes)
+      for (const auto& f : flags) {
+        const Case c = make_case(op, t, s, f);
+        Rng rng(5);
+        const PreparedCase pc = prepare_case(op, c, rng);
+        int ran = 0;
+        for (const Variant* v : registry().variants("gemm_step")) {
+          if (!v->unsupported(c).empty()) continue;
+          const CheckInfo info = check_variant(pc, *v, nullptr);
+          EXPECT_TRUE(info.passed) << case_label(c) << " " << v->name << ": " << info.detail;
+          ++ran;
+        }
+        // cublas and cublas_best always; auto where the mma backward takes the case.
+        EXPECT_GE(ran, 2) << case_label(c);
+      }
+}
+
+}  // namespace
+}  // namespace kbench
