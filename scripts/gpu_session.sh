@@ -122,13 +122,13 @@ done
 # NCU_CHECK=1: the cupti timer against Nsight Compute (configs/timer_check.json, all three
 # timers, then ncu over kbench check of the same config; scripts/ncu_crosscheck.py pairs them).
 if [ -n "${NCU_CHECK:-}" ]; then
-  step "timer check" ./$build/kbench run --config configs/timer_check.json --out "$OUT/results/timer_check"
+  step "timer check" ./$build/kbench run --config configs/timer_check.json --out "$OUT/results"
   echo "timer check: rc=$? after $(( $(date +%s) - start )) s"
+  timer_result=$(grep -o 'wrote [^ ]*\.json' "$STEP_LOG" | tail -1 | cut -d' ' -f2)
   ncu_check() {
     ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$OUT/ncu.csv" \
       ./$build/kbench check --config configs/timer_check.json >"$OUT/ncu_check.log" 2>&1 &&
-      python3 scripts/ncu_crosscheck.py --ncu "$OUT/ncu.csv" --check "$OUT/ncu_check.log" \
-        --result "$(ls "$OUT"/results/timer_check/sweep/*.json | head -1)"
+      python3 scripts/ncu_crosscheck.py --ncu "$OUT/ncu.csv" --check "$OUT/ncu_check.log" --result "$timer_result"
   }
   step "ncu cross-check" ncu_check
   echo "ncu cross-check: rc=$? after $(( $(date +%s) - start )) s"

@@ -122,6 +122,13 @@ std::unique_ptr<Plan> make_plan(cublasLtHandle_t h, CublasPick pick, CublasMath 
   lt_check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
   const std::uint64_t limit = ws_bytes;
   cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit, sizeof limit);
+  // Split-K partial sums reduced in float32 (or no split), never in the output type: an in-place
+  // or output-type reduction rounds each partial to bfloat16 and then the sum again, which the
+  // tolerance probe caught (gemm_backward bfloat16 33x17x9, dB off by 1.5 half-ulps under
+  // cublas_best). The baseline computes what the kernels compute: one rounding of a float32 sum.
+  const std::uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                                       sizeof reductions);
   std::vector<cublasLtMatmulHeuristicResult_t> found(pick == CublasPick::best ? kBestCandidates : 1);
   int returned = 0;
   const cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(h, p->desc, p->a, p->b, p->c, p->c, pref,

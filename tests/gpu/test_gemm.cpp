@@ -171,7 +171,7 @@ TEST(GemmGpu, ContractsOnDeviceBuffers) {
   const DeviceTensor a{base, DType::f16, 64, 64, 64}, b{base + 16384, DType::f16, 64, 64, 64};
   const DeviceTensor c{base + 32768, DType::f16, 64, 64, 64};
   EXPECT_NO_THROW(gemm::launch_mma(0, a, b, c, nullptr));
-  const DeviceTensor in_place{base + 8192, DType::f16, 64, 64, 64};  // overlaps A
+  const DeviceTensor in_place{base + 4096, DType::f16, 64, 64, 64};  // A's second half (A spans 8 KiB)
   for (std::size_t i = 0; i < gemm::kTileConfigs.size(); ++i) EXPECT_THROW(gemm::launch_mma(i, a, b, in_place, nullptr), std::invalid_argument);
   EXPECT_THROW(gemm::launch_simt(a, b, in_place, nullptr), std::invalid_argument);
   const Variant& cublas = registry().variant("gemm", "cublas");
