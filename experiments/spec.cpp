@@ -120,8 +120,7 @@ Experiment spec_experiment(const SpecSettings& s) {
     r.extra["spec"]["kernels"] = list;
   };
   const double threshold = s.threshold;
-  const std::uint64_t seed = s.seed;
-  e.analyse = [threshold, seed](Result& r) { r.extra["spec"]["analysis"] = analyse_spec_result(r, threshold, seed); };
+  e.analyse = [threshold](Result& r) { r.extra["spec"]["analysis"] = analyse_spec_result(r, threshold); };
   return e;
 }
 

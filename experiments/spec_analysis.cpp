@@ -120,7 +120,7 @@ std::string statement(const std::string& op, const std::vector<json>& cells, dou
 
 }  // namespace
 
-json analyse_spec(const std::vector<Record>& records, const json& kernels, double threshold, std::uint64_t seed) {
+json analyse_spec(const std::vector<Record>& records, const json& kernels, double threshold) {
   const auto attributes = attributes_by_build(kernels);
   std::map<CellKey, std::map<std::string, const Record*>> cells;
   std::set<std::pair<std::string, std::string>> timings;
@@ -150,11 +150,12 @@ json analyse_spec(const std::vector<Record>& records, const json& kernels, doubl
       const auto cand = builds.find(spec::build_name(cmp.build)), ref = builds.find(spec::build_name(cmp.against));
       if (cand == builds.end() || ref == builds.end()) continue;
       const PairedRatio pr = paired_ratio(ref->second->samples_us, ref->second->sample_visits,
-                                          cand->second->samples_us, cand->second->sample_visits, seed);
+                                          cand->second->samples_us, cand->second->sample_visits);
       cell["comparisons"].push_back({{"build", spec::build_name(cmp.build)},
                                      {"against", spec::build_name(cmp.against)},
                                      {"speedup", pr.median},
-                                     {"ci95", {pr.lo, pr.hi}},
+                                     {"interval", {pr.lo, pr.hi}},
+                                     {"interval_coverage", pr.coverage},
                                      {"visits", pr.visits},
                                      {"verdict", verdict(pr, threshold)}});
     }
@@ -168,11 +169,11 @@ json analyse_spec(const std::vector<Record>& records, const json& kernels, doubl
   return {{"threshold", threshold}, {"cells", out_cells}, {"statements", statements}};
 }
 
-json analyse_spec_result(const Result& r, double threshold, std::uint64_t seed) {
+json analyse_spec_result(const Result& r, double threshold) {
   json kernels = json::array();
   const auto it = r.extra.find("spec");
   if (it != r.extra.end() && it->contains("kernels")) kernels = it->at("kernels");
-  return analyse_spec(r.records, kernels, threshold, seed);
+  return analyse_spec(r.records, kernels, threshold);
 }
 
 }  // namespace kbench

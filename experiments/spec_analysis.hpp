@@ -22,10 +22,9 @@
 namespace kbench {
 
 // records: the result's; kernels: extra.spec.kernels (an array, possibly empty).
-nlohmann::json analyse_spec(const std::vector<Record>& records, const nlohmann::json& kernels, double threshold,
-                            std::uint64_t seed);
+nlohmann::json analyse_spec(const std::vector<Record>& records, const nlohmann::json& kernels, double threshold);
 
 // The same over a result (what the experiment's analyse adds as extra.spec.analysis).
-nlohmann::json analyse_spec_result(const Result& r, double threshold, std::uint64_t seed);
+nlohmann::json analyse_spec_result(const Result& r, double threshold);
 
 }  // namespace kbench

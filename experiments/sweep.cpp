@@ -69,16 +69,17 @@ bool same_case(const Record& a, const Record& b) {
 
 // Per case, cache mode and timer: every non-baseline variant against every baseline, by the
 // ratio of their per-visit medians (the variants of a visit ran back to back).
-nlohmann::json comparisons(const std::vector<Record>& records, std::uint64_t seed) {
+nlohmann::json comparisons(const std::vector<Record>& records) {
   nlohmann::json out = nlohmann::json::array();
   for (const Record& b : records) {
     if (!b.baseline) continue;
     for (const Record& k : records) {
       if (k.baseline || !same_case(b, k) || k.timer != b.timer) continue;
-      const PairedRatio pr = paired_ratio(b.samples_us, b.sample_visits, k.samples_us, k.sample_visits, seed);
+      const PairedRatio pr = paired_ratio(b.samples_us, b.sample_visits, k.samples_us, k.sample_visits);
       out.push_back({{"op", k.op}, {"dtype", k.dtype}, {"shape", k.shape}, {"cache", k.cache}, {"timer", k.timer},
                      {"baseline", b.variant}, {"variant", k.variant}, {"speedup_median", pr.median},
-                     {"speedup_ci95", {pr.lo, pr.hi}}, {"visits", pr.visits}});
+                     {"speedup_interval", {pr.lo, pr.hi}}, {"interval_coverage", pr.coverage},
+                     {"visits", pr.visits}});
     }
   }
   return out;
@@ -119,10 +120,9 @@ Experiment sweep_experiment(const SweepSettings& s) {
   e.settings = settings_json(s);
   e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device, s.clock_floor};
   e.cases = plan_cases(s);
-  const std::uint64_t seed = s.seed;
-  e.analyse = [seed](Result& r) {
+  e.analyse = [](Result& r) {
     fill_copy_fractions(r.records);
-    r.extra["comparisons"] = comparisons(r.records, seed);
+    r.extra["comparisons"] = comparisons(r.records);
     r.extra["launch_overhead"] = launch_overhead(r.records);
   };
   return e;

@@ -56,11 +56,30 @@ std::pair<double, double> bootstrap_interval(std::uint64_t seed, int resamples, 
 
 }  // namespace
 
+RankInterval median_rank_interval(std::size_t n, double wanted) {
+  RankInterval r;
+  if (n == 0) return r;
+  // P(Binomial(n, 1/2) <= j) for j = 0, 1, ... by the recurrence C(n, j+1) = C(n, j) (n-j)/(j+1).
+  const double p0 = std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(n, 1074)));
+  double term = p0, below = 0;  // below: P(B <= k - 1)
+  r.k = 1;
+  r.coverage = 1 - 2 * p0;
+  for (std::size_t k = 1; 2 * k <= n; ++k) {
+    below += term;  // P(B <= k - 1)
+    const double coverage = 1 - 2 * below;
+    if (coverage < wanted) break;
+    r.k = k;
+    r.coverage = coverage;
+    term *= static_cast<double>(n - (k - 1)) / static_cast<double>(k);
+  }
+  if (n == 1) r.coverage = 0;  // one ratio: a point, no interval
+  return r;
+}
+
 PairedRatio paired_ratio(const std::vector<double>& baseline_samples,
                          const std::vector<int>& baseline_visits,
                          const std::vector<double>& candidate_samples,
-                         const std::vector<int>& candidate_visits, std::uint64_t seed,
-                         int resamples) {
+                         const std::vector<int>& candidate_visits) {
   const auto base = by_visit(baseline_samples, baseline_visits);
   const auto cand = by_visit(candidate_samples, candidate_visits);
   std::vector<double> ratios;
@@ -73,11 +92,11 @@ PairedRatio paired_ratio(const std::vector<double>& baseline_samples,
   r.visits = ratios.size();
   if (ratios.empty()) return r;
   r.median = quantile(ratios, 0.5);
-  std::vector<double> pick(ratios.size());
-  std::tie(r.lo, r.hi) = bootstrap_interval(seed, resamples, [&](Rng& rng) {
-    for (auto& p : pick) p = ratios[rng.below(ratios.size())];
-    return quantile(pick, 0.5);
-  });
+  std::sort(ratios.begin(), ratios.end());
+  const RankInterval ri = median_rank_interval(ratios.size());
+  r.lo = ratios[ri.k - 1];
+  r.hi = ratios[ratios.size() - ri.k];
+  r.coverage = ri.coverage;
   return r;
 }
 
@@ -93,6 +112,7 @@ PairedRatio sample_ratio(const std::vector<double>& numerator_samples,
     for (auto& x : den) x = denominator_samples[rng.below(denominator_samples.size())];
     return quantile(num, 0.5) / quantile(den, 0.5);
   });
+  r.coverage = 0.95;  // nominal: see stats.hpp
   return r;
 }
 

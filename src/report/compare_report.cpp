@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/shape.hpp"
 #include "core/stats.hpp"
+#include "core/text.hpp"
 #include "report/markdown.hpp"
 
 namespace kbench {
@@ -111,18 +112,16 @@ Comparison compare_results(const Result& a, const Result& b, double noise_pct) {
     require_positive_median(rb, "B");
     CaseComparison c;
     c.a = &rec, c.b = &rb, c.ratio = rb.median_us / rec.median_us;
-    // Both intervals come from core/stats: the median of per-visit ratios B/A where the runs
-    // share visits, the ratio of the two samples' medians otherwise. Their 95% is nominal: over
-    // n <= 5 visits the paired percentile interval is the range of the n ratios, which covers
-    // their median with probability 1 - 2^(1-n) (75% at 3 visits), and the two-sample one treats
+    // Both intervals come from core/stats: where the runs share visits, the exact order-statistic
+    // interval of the median of per-visit ratios B/A, whose coverage is stated (75% at 3 visits);
+    // otherwise a bootstrap of the ratio of the two samples' medians, nominally 95% but treating
     // samples of one visit as independent. The noise band (verdict_of) guards against both.
     if (shares_visits(a, rec, b, rb)) {
-      const PairedRatio pr = paired_ratio(rb.samples_us, rb.sample_visits, rec.samples_us, rec.sample_visits,
-                                          kBootstrapSeed);
-      c.lo = pr.lo, c.hi = pr.hi, c.visits = pr.visits;
+      const PairedRatio pr = paired_ratio(rb.samples_us, rb.sample_visits, rec.samples_us, rec.sample_visits);
+      c.lo = pr.lo, c.hi = pr.hi, c.visits = pr.visits, c.coverage = pr.coverage;
     } else {
       const PairedRatio sr = sample_ratio(rb.samples_us, rec.samples_us, kBootstrapSeed);
-      c.lo = sr.lo, c.hi = sr.hi;
+      c.lo = sr.lo, c.hi = sr.hi, c.coverage = sr.coverage;
     }
     c.verdict = verdict_of(c, noise_pct);
     (c.verdict == "faster" ? out.faster : c.verdict == "slower" ? out.slower : out.same) += 1;
@@ -142,8 +141,9 @@ std::vector<const CaseComparison*> regressions(const Comparison& c, double pct) 
 
 std::string compare_markdown(const ReportInput& a, const ReportInput& b, const Comparison& c, double noise_pct) {
   std::string out = "# kbench compare\n\n" + file_line("A", a) + file_line("B", b) + "\n";
-  out += "B / A: B's median over A's, above 1 when B is slower; the interval is 95% by bootstrap, paired by visit "
-         "where the runs share visits (\"N visits\"), from the two samples otherwise. Verdict (of B): slower when "
+  out += "B / A: B's median over A's, above 1 when B is slower; the interval is the order-statistic interval of the "
+         "median of per-visit ratios where the runs share visits (\"N visits\", its coverage in the column), a 95% "
+         "bootstrap of the two samples otherwise. Verdict (of B): slower when "
          "the interval lies above 1 and the ratio above 1 + " + format("%g", noise_pct) +
          "%, faster when both lie below (1 - the band), else same.\n\n";
   out += markdown_row({"op", "variant", "shape", "dtype", "params", "cache", "timer", "A us", "B us", "B / A",
@@ -154,7 +154,9 @@ std::string compare_markdown(const ReportInput& a, const ReportInput& b, const C
     out += markdown_row({k.a->op, k.a->variant, shape_string(k.a->shape), k.a->dtype, params_text(*k.a),
                          k.a->cache, k.a->timer, format("%.3f", k.a->median_us), format("%.3f", k.b->median_us),
                          format("%.3f", k.ratio),
-                         interval ? format("%.3f", k.lo) + " – " + format("%.3f", k.hi) : "—",
+                         interval ? format("%.3f", k.lo) + " – " + format("%.3f", k.hi) + " (" +
+                                        format_number("%g", 100 * k.coverage) + "%)"
+                                  : "—",
                          k.visits ? std::to_string(k.visits) + " visits" : "samples", k.verdict});
   }
   for (const auto& [title, list] : {std::make_pair("A", &c.only_a), std::make_pair("B", &c.only_b)}) {

@@ -17,7 +17,8 @@ struct CaseComparison {
   const Record* a = nullptr;
   const Record* b = nullptr;
   double ratio = 0;         // b->median_us / a->median_us: above 1, B is slower
-  double lo = 0, hi = 0;    // its 95% bootstrap interval (both 0: no samples to draw from)
+  double lo = 0, hi = 0;    // its interval (both 0: no samples to draw from)
+  double coverage = 0;      // the interval's coverage (order statistics, paired) or 0.95 (bootstrap)
   std::size_t visits = 0;   // paired by visit: how many; 0: from the two samples
   std::string verdict;      // "faster" | "slower" | "same" (of B against A)
 };

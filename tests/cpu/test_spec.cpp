@@ -157,7 +157,7 @@ const nlohmann::json& comparison(const nlohmann::json& a, const std::vector<std:
 }
 
 TEST(SpecAnalysis, VerdictsFollowThePerVisitRatiosAndTheThreshold) {
-  const auto a = analyse_spec_result(synthetic_spec_result(), 0.03, 1);
+  const auto a = analyse_spec_result(synthetic_spec_result(), 0.03);
   EXPECT_EQ(a["threshold"].get<double>(), 0.03);
   ASSERT_EQ(a["cells"].size(), 3u);
   const auto& width_rt = comparison(a, {4096, 4097}, "template_width", "runtime");
@@ -175,7 +175,7 @@ TEST(SpecAnalysis, VerdictsFollowThePerVisitRatiosAndTheThreshold) {
 }
 
 TEST(SpecAnalysis, StatementsNameWhereItPaysAndTheAttributesThatDiffer) {
-  const auto a = analyse_spec_result(synthetic_spec_result(), 0.03, 1);
+  const auto a = analyse_spec_result(synthetic_spec_result(), 0.03);
   ASSERT_EQ(a["statements"].size(), 2u);
   const std::string rms = a["statements"][0]["text"], soft = a["statements"][1]["text"];
   EXPECT_EQ(soft.rfind("softmax: ", 0), 0u) << soft;
@@ -199,7 +199,7 @@ TEST(SpecAnalysis, StatementsNameWhereItPaysAndTheAttributesThatDiffer) {
 
 TEST(SpecReport, ShowsBuildsAttributesComparisonsAndStatements) {
   Result r = synthetic_spec_result();
-  r.extra["spec"]["analysis"] = analyse_spec_result(r, 0.03, 1);
+  r.extra["spec"]["analysis"] = analyse_spec_result(r, 0.03);
   const std::string md = build_report({{"spec.json", r}}, ReportFilter{});
   EXPECT_NE(md.find("## spec: compile-time specialisation"), std::string::npos) << md;
   EXPECT_NE(md.find("| 4096x4097 | float32 | cold | graph | 10.00 us, 40 regs, 0 B local, 2 blocks/SM |"),
