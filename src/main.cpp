@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
   } catch (const kbench::UsageError& e) {
     std::fprintf(stderr, "kbench: error: %s\n", e.what());
     return 2;
+  } catch (const kbench::Interrupted& e) {
+    std::fprintf(stderr, "kbench: %s\n", e.what());
+    return 128 + e.signal();
   } catch (const kbench::Failure& e) {
     std::fprintf(stderr, "kbench: %s\n", e.what());
     return 1;

@@ -75,6 +75,7 @@ void add_grid_command(CLI::App& app) {
     const auto path = write_result(r, std::filesystem::path(o->out) / e.name);
     std::printf("%s", grid_markdown(r.extra.at("grid").at("analysis")).c_str());
     spdlog::info("wrote {}", path.string());
+    end_if_incomplete(r, path);
   });
 }
 

@@ -82,6 +82,7 @@ void add_probe_command(CLI::App& app) {
     const auto path = write_result(r, std::filesystem::path(o->out) / e.name);
     std::printf("%s", probe_markdown(r.extra.at("probe").at("analysis")).c_str());
     spdlog::info("wrote {}", path.string());
+    end_if_incomplete(r, path);
   });
 }
 

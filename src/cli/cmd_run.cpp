@@ -63,6 +63,7 @@ void add_run_command(CLI::App& app) {
     const auto path = write_result(r, std::filesystem::path(opts->out) / s.experiment);
     print_table(r);
     spdlog::info("wrote {}", path.string());
+    end_if_incomplete(r, path);
     if (!r.extra.at("check_failures").empty())
       throw Failure(std::to_string(r.extra.at("check_failures").size()) +
                                " variant(s) failed their check and were not timed (see the log)");

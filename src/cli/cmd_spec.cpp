@@ -62,6 +62,7 @@ void add_spec_command(CLI::App& app) {
     const auto path = write_result(r, std::filesystem::path(o->out) / e.name);
     std::printf("%s", spec_markdown(r.extra.at("spec").at("analysis")).c_str());
     spdlog::info("wrote {}", path.string());
+    end_if_incomplete(r, path);
     if (!r.extra.at("check_failures").empty())
       throw Failure(std::to_string(r.extra.at("check_failures").size()) +
                     " build(s) failed their check and were not timed (see the log)");

@@ -4,14 +4,21 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include "record/result.hpp"
 
 namespace kbench {
 
 // The process's command line, as main received it (recorded in every result).
 const std::vector<std::string>& process_argv();
 void set_process_argv(int argc, char** argv);
+
+// After `r` was written to `written`: throws Interrupted (exit 128 + the signal) when a signal
+// cut the run short (meta.incomplete), naming the file; nothing otherwise.
+void end_if_incomplete(const Result& r, const std::filesystem::path& written);
 
 void add_list_command(CLI::App& app);
 void add_run_command(CLI::App& app);

@@ -16,6 +16,17 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// SIGINT or SIGTERM stopped the command (core/interrupt.hpp): one line, exit status 128 + the
+// signal, as a shell reports a process the signal ended. What was measured is written first.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted(const std::string& what, int signal) : std::runtime_error(what), signal_(signal) {}
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
 // The command ran but its outcome is a failure (a check that did not pass, verify problems):
 // reported as one line, exit status 1.
 class Failure : public std::runtime_error {

@@ -10,7 +10,10 @@
 #include <map>
 #include <memory>
 
+#include <csignal>
+
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "device/clock.hpp"
 #include "device/device_info.hpp"
@@ -73,6 +76,10 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
                                                    nlohmann::json& failures, PreparationSplit& split) {
   std::vector<std::unique_ptr<Prepared>> out;
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
+    if (const int sig = interrupt_signal())
+      throw Interrupted(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + " during preparation (" + std::to_string(i) +
+                            " of " + std::to_string(e.cases.size()) + " cases prepared): nothing was timed, nothing written",
+                        sig);
     const MeasuredCase& mc = e.cases[i];
     auto p = std::make_unique<Prepared>();
     p->mc = &mc;
@@ -181,6 +188,7 @@ nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, d
 
 Result run_experiment(const Experiment& e, const std::vector<std::string>& argv) {
   const auto started = std::chrono::steady_clock::now();
+  install_interrupt_handlers();
   const int dev = select_device(e.how.device);
   Result result;
   result.experiment = e.name;
@@ -229,8 +237,16 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
 
   VisitClock visit_clock(stream);
   ClockFilter clock{[&visit_clock] { return visit_clock.read_mhz(); }, e.how.clock_floor * warm.sm_clock_mhz};
-  time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress, e.how.clock_floor > 0 ? &clock : nullptr);
-  if (e.time_own) e.time_own(stream, result);
+  const std::size_t planned = static_cast<std::size_t>(e.how.visits) * units.size();
+  const std::size_t visits_done = time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress,
+                                             e.how.clock_floor > 0 ? &clock : nullptr, [] { return interrupt_signal() != 0; });
+  if (e.time_own && !interrupt_signal()) e.time_own(stream, result);
+  if (const int sig = interrupt_signal()) {
+    result.meta["incomplete"] = {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}, {"visits_done", visits_done},
+                                 {"visits_planned", planned}, {"own_timing_skipped", static_cast<bool>(e.time_own)}};
+    spdlog::warn("{} after {} of {} visits: the result is written with what was measured, marked incomplete",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", visits_done, planned);
+  }
   const double timing_s = seconds_since(visits_began);
   const nlohmann::json floors = floors_now();
   for (const auto& line : floor_shifts(floors_before, floors, kFloorTolerance, "the visits")) {

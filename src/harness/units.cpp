@@ -7,8 +7,8 @@
 
 namespace kbench {
 
-void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
-                const VisitProgress& progress, const ClockFilter* clock) {
+std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
+                       const VisitProgress& progress, const ClockFilter* clock, const std::function<bool()>& stop) {
   std::vector<std::size_t> sizes;
   for (Unit& u : units) {
     sizes.push_back(u.timers.size());
@@ -20,6 +20,7 @@ void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t
   const std::vector<Visit> order = visit_order(sizes, visits, seed);
   std::vector<std::vector<double>> taken;
   for (std::size_t i = 0; i < order.size(); ++i) {
+    if (stop && stop()) return i;
     Unit& u = units[order[i].unit];
     const int attempts = clock ? std::max(clock->attempts, 1) : 1;
     for (int attempt = 0; attempt < attempts; ++attempt) {
@@ -44,6 +45,7 @@ void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t
     }
     if (progress) progress(i + 1, order.size(), u);
   }
+  return order.size();
 }
 
 std::vector<Record> unit_records(const Unit& u) {

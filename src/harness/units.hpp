@@ -50,8 +50,11 @@ using VisitProgress = std::function<void(std::size_t, std::size_t, const Unit&)>
 
 // `visits` visits to every unit in an order shuffled from `seed`; in each visit the unit's
 // variants run back to back, in an order shuffled again, `samples` samples each.
-void time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
-                const VisitProgress& progress = {}, const ClockFilter* clock = nullptr);
+// `stop`, asked before each visit, ends the timing early (an interrupted run): the visits done
+// keep their samples. Returns the number of visits done.
+std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
+                       const VisitProgress& progress = {}, const ClockFilter* clock = nullptr,
+                       const std::function<bool()>& stop = {});
 
 // One record per variant of a timed unit: every raw sample, its summary, bytes and GB/s.
 std::vector<Record> unit_records(const Unit& u);

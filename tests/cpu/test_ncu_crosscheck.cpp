@@ -22,7 +22,9 @@ const fs::path kScript = fs::path(KBENCH_SOURCE_DIR) / "scripts" / "ncu_crossche
 bool have_python3() { return std::system("command -v python3 >/dev/null 2>&1") == 0; }
 
 struct Inputs {
-  fs::path dir = fs::path(testing::TempDir()) / "ncu_crosscheck";
+  // One folder per test: ctest runs the tests of this file in parallel processes.
+  fs::path dir = fs::path(testing::TempDir()) /
+                 (std::string("ncu_crosscheck_") + testing::UnitTest::GetInstance()->current_test_info()->name());
   Inputs(double second_kernel_us, int kernels) {
     fs::create_directories(dir);
     std::ofstream ncu(dir / "ncu.csv");

@@ -209,3 +209,24 @@ TEST(ClockFilter, WithoutAFilterNothingIsDiscardedOrClocked) {
 
 }  // namespace
 }  // namespace kbench
+
+namespace kbench {
+namespace {
+
+TEST(RunnerUnits, AStopEndsTheTimingAtAVisitBoundaryAndKeepsTheVisitsDone) {
+  Pairs e;
+  std::size_t asked = 0;
+  const std::size_t done = time_units(e.units, 3, 2, 7, {}, nullptr, [&] { return ++asked > 5; });
+  EXPECT_EQ(done, 5u);
+  std::size_t samples = 0;
+  for (const Unit& u : e.units)
+    for (const auto& s : u.samples) {
+      EXPECT_EQ(s.size() % 2, 0u);  // whole visits only
+      samples += s.size();
+    }
+  EXPECT_EQ(samples, 5u * 2 * 2);  // 5 visits x 2 variants x 2 samples
+  EXPECT_EQ(time_units(e.units, 3, 2, 7), e.units.size() * 3);  // no stop: every visit
+}
+
+}  // namespace
+}  // namespace kbench
