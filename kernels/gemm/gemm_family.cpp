@@ -127,7 +127,8 @@ void register_gemm(Registry& r) {
     const TileConfig t = kTileConfigs[i];
     Variant v = make_variant("gemm", "mma_" + t.name(),
                              "mma.sync tiles of " + t.name() + ", " + std::to_string(t.warps()) + " warps, " +
-                                 std::to_string(t.stages) + " cp.async stages",
+                                 std::to_string(t.stages) + " cp.async stages" +
+                                 (t.fast ? ", software-pipelined mainloop (double-buffered fragments)" : ""),
                              [i](const LaunchArgs& x) { launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
     v.unsupported = needs(true, false);
     v.plan = [t](const Case& c) { return tile_plan(t, mma_path(c)); };

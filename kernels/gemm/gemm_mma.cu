@@ -18,9 +18,14 @@ namespace {
 template <class T, std::size_t I>
 cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream) {
   constexpr TileConfig t = kTileConfigs[I];
-  return launch_mma_gemm<T, t.bm, t.bn, t.bk, t.wm, t.wn, t.stages>(
-      a.as<const T>(), b.as<const T>(), c.as<T>(), static_cast<int>(c.rows), static_cast<int>(c.cols),
-      static_cast<int>(a.cols), a.row_stride, b.row_stride, stream);
+  if constexpr (t.fast)
+    return launch_mma_gemm_fast<T, t.bm, t.bn, t.bk, t.wm, t.wn, t.stages>(
+        a.as<const T>(), b.as<const T>(), c.as<T>(), static_cast<int>(c.rows), static_cast<int>(c.cols),
+        static_cast<int>(a.cols), a.row_stride, b.row_stride, stream);
+  else
+    return launch_mma_gemm<T, t.bm, t.bn, t.bk, t.wm, t.wn, t.stages>(
+        a.as<const T>(), b.as<const T>(), c.as<T>(), static_cast<int>(c.rows), static_cast<int>(c.cols),
+        static_cast<int>(a.cols), a.row_stride, b.row_stride, stream);
 }
 
 template <class T, std::size_t... I>

@@ -281,6 +281,198 @@ __global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans
     }
 }
 
+// The software-pipelined variant of the forward kernel (C = A.B, neither operand transposed),
+// for the `_fast` tile configurations: the same tiles, swizzle, zero-filled cp.async copies and
+// epilogue as mma_gemm_kernel, with the mainloop arranged as CUTLASS's sm80 multistage one:
+//   - the fragments are double-buffered in registers: the ldmatrix loads of k-step kk + 1 are
+//     issued before the mma's of step kk, so no mma waits on the load just before it;
+//   - the fragments of the next tile's first k-step are loaded across the tile boundary: the
+//     cp.async wait and the barrier come before the last k-step's mma's, not after them;
+//   - the next tile's cp.async copies are issued in the first k-step, after its fragment loads
+//     and before its mma's; the stage indices are carried, not recomputed with a modulo.
+// The ordering argument (STAGES - 2 groups may stay in flight at each wait): before the wait of
+// tile kt's last k-step, STAGES + kt groups have been committed (tiles 0 .. kt + STAGES - 1), and
+// tile kt + 1 needs the first kt + 2 of them. The buffer tile kt's first k-step overwrites held
+// tile kt - 1, whose last ldmatrix came before the barrier of tile kt - 1's last k-step.
+// Needs BK / 16 even (the wait count assumes the copies of a tile are committed before its last
+// k-step, and the fragment buffers alternate so that k-step 0 always reads buffer 0). A block with fewer than 113 KiB of shared memory asks ptxas for two blocks per SM.
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES>
+struct MmaFastBounds {
+  static constexpr int kThreads = MmaGemm<T, BM, BN, BK, WM, WN, STAGES>::kThreads;
+  static constexpr int kMinBlocks = 1;
+};
+
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES>
+__global__ void __launch_bounds__(MmaFastBounds<T, BM, BN, BK, WM, WN, STAGES>::kThreads,
+                                  MmaFastBounds<T, BM, BN, BK, WM, WN, STAGES>::kMinBlocks)
+    mma_gemm_fast_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m, int n, int k,
+                         std::int64_t lda, std::int64_t ldb) {
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES>;
+  using namespace mma_detail;
+  constexpr int kKSteps = BK / 16;
+  static_assert(kKSteps >= 2 && kKSteps % 2 == 0, "the fragment buffers alternate: an even number of k-steps");
+  static_assert(G::kNTiles % 2 == 0, "B fragments come two n tiles at a time");
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* const smem_a = reinterpret_cast<T*>(smem_raw);
+  T* const smem_b = smem_a + STAGES * G::kAStage;
+
+  // Grouped tile order, as mma_gemm_kernel's.
+  const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
+  const int pid = static_cast<int>(blockIdx.x);
+  const int per_group = kGroupM * grid_n;
+  const int first_m = (pid / per_group) * kGroupM;
+  const int group_rows = min(grid_m - first_m, kGroupM);
+  const int tile_m = first_m + (pid % per_group) % group_rows;
+  const int tile_n = (pid % per_group) / group_rows;
+  const int m0 = tile_m * BM, n0 = tile_n * BN;
+
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int warp_m0 = (warp / G::kWarpsN) * WM, warp_n0 = (warp % G::kWarpsN) * WN;
+  const int k_tiles = (k + BK - 1) / BK;
+
+  // A [BM][BK] rows along m, B [BK][BN] rows along k; zero-filled past M, N and K. Each thread
+  // copies one fixed chunk column of rows kARowStep (kBRowStep) apart, so that its addresses
+  // are one base pointer stepped by a constant stride (few registers live across the loop).
+  constexpr int kARowStep = G::kThreads / G::kAChunks, kBRowStep = G::kThreads / G::kBChunks;
+  static_assert(G::kThreads % G::kAChunks == 0 && BM % kARowStep == 0, "A copies: whole rows per pass");
+  static_assert(G::kThreads % G::kBChunks == 0 && BK % kBRowStep == 0, "B copies: whole rows per pass");
+  const int a_row = tid / G::kAChunks, a_chunk = tid % G::kAChunks;
+  const int b_row = tid / G::kBChunks, b_chunk = tid % G::kBChunks;
+  const T* const a_base = a + static_cast<std::int64_t>(m0 + a_row) * lda + a_chunk * 8;
+  const T* const b_base = b + static_cast<std::int64_t>(b_row) * ldb + n0 + b_chunk * 8;
+  const std::uint32_t a_store = static_cast<std::uint32_t>(swizzled<G::kAChunks>(a_row, a_chunk) * 2);
+  const std::uint32_t b_store = static_cast<std::uint32_t>(swizzled<G::kBChunks>(b_row, b_chunk) * 2);
+  const auto load_stage = [&](int stage, int kt) {
+    const int k0 = kt * BK;
+    const std::uint32_t sa = smem_addr(smem_a + stage * G::kAStage) + a_store;
+    const std::uint32_t sb = smem_addr(smem_b + stage * G::kBStage) + b_store;
+    const int gc_a = k0 + a_chunk * 8, a_bytes = gc_a < k ? min(8, k - gc_a) * 2 : 0;
+    const T* src_a = a_base + k0;
+#pragma unroll
+    for (int p = 0; p < BM / kARowStep; ++p) {
+      // rows a_row + p * kARowStep: the same row mod 8 (kARowStep is a multiple of 8), so the
+      // swizzled offset moves by whole rows.
+      static_assert(kARowStep % 8 == 0, "A copies keep the row's swizzle");
+      const bool ok = m0 + a_row + p * kARowStep < m && a_bytes > 0;
+      cp_async16(sa + p * kARowStep * G::kAChunks * 16, ok ? src_a : a, ok ? a_bytes : 0);
+      src_a += static_cast<std::int64_t>(kARowStep) * lda;
+    }
+    const int gc_b = n0 + b_chunk * 8, b_bytes = gc_b < n ? min(8, n - gc_b) * 2 : 0;
+    const T* src_b = b_base + static_cast<std::int64_t>(k0) * ldb;
+#pragma unroll
+    for (int p = 0; p < BK / kBRowStep; ++p) {
+      static_assert(kBRowStep % 8 == 0, "B copies keep the row's swizzle");
+      const bool ok = k0 + b_row + p * kBRowStep < k && b_bytes > 0;
+      cp_async16(sb + p * kBRowStep * G::kBChunks * 16, ok ? src_b : b, ok ? b_bytes : 0);
+      src_b += static_cast<std::int64_t>(kBRowStep) * ldb;
+    }
+  };
+
+  // The fragments of k-step kk of the tile in `stage`, the same matrices as mma_gemm_kernel's
+  // (rows m, chunks along k for A; the transposing load of rows k, chunks along n for B), with
+  // the lane's swizzled offsets computed once. A's chunk kk * 2 + lane / 16 swizzles to
+  // (kk * 2) ^ (lane / 16 ^ lane % 8): k-step kk XORs the byte offset with kk * 32. B's rows for
+  // k-step kk are kk * 16 rows further, the same row mod 8.
+  const std::uint32_t a_frag = static_cast<std::uint32_t>(swizzled<G::kAChunks>(warp_m0 + lane % 16, lane / 16) * 2);
+  std::uint32_t b_frag[G::kNTiles / 2];
+#pragma unroll
+  for (int j = 0; j < G::kNTiles / 2; ++j)
+    b_frag[j] = static_cast<std::uint32_t>(
+        swizzled<G::kBChunks>(lane % 8 + ((lane / 8) % 2) * 8, (warp_n0 + j * 16) / 8 + lane / 16) * 2);
+  const auto load_frags = [&](std::uint32_t (&af)[G::kMTiles][4], std::uint32_t (&bf)[G::kNTiles / 2][4], int stage,
+                              int kk) {
+    const std::uint32_t sa = smem_addr(smem_a + stage * G::kAStage);
+    const std::uint32_t sb = smem_addr(smem_b + stage * G::kBStage);
+#pragma unroll
+    for (int i = 0; i < G::kMTiles; ++i)
+      ldmatrix_x4(af[i], sa + ((a_frag ^ static_cast<std::uint32_t>(kk * 32)) + i * 16 * G::kAChunks * 16));
+#pragma unroll
+    for (int j = 0; j < G::kNTiles / 2; ++j)
+      ldmatrix_x4_trans(bf[j], sb + b_frag[j] + kk * 16 * G::kBChunks * 16);
+  };
+
+  float acc[G::kMTiles][G::kNTiles][4];
+#pragma unroll
+  for (int i = 0; i < G::kMTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < G::kNTiles; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    cp_async_commit();  // empty groups too: wait_group counts groups, not copies
+  }
+  cp_async_wait<STAGES - 2>();  // tile 0 has landed
+  __syncthreads();
+
+  std::uint32_t af[2][G::kMTiles][4];
+  std::uint32_t bf[2][G::kNTiles / 2][4];
+  int read_stage = 0, write_stage = STAGES - 1;
+  load_frags(af[0], bf[0], read_stage, 0);
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+#pragma unroll
+    for (int kk = 0; kk < kKSteps; ++kk) {
+      if (kk == kKSteps - 1) {
+        // Tile kt + 1 must have landed before its first fragments are loaded below. Past the
+        // last tile this reads a buffer no copy is writing, into fragments nothing uses.
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+      }
+      load_frags(af[(kk + 1) % 2], bf[(kk + 1) % 2], read_stage, (kk + 1) % kKSteps);
+      if (kk == 0) {
+        const int next = kt + STAGES - 1;
+        if (next < k_tiles) load_stage(write_stage, next);
+        cp_async_commit();
+        write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+      }
+#pragma unroll
+      for (int i = 0; i < G::kMTiles; ++i)
+#pragma unroll
+        for (int jj = 0; jj < G::kNTiles; ++jj) {
+          const int j = i % 2 == 0 ? jj : G::kNTiles - 1 - jj;  // serpentine: reuse the last B fragment
+          const std::uint32_t b0 = bf[kk % 2][j / 2][(j % 2) * 2], b1 = bf[kk % 2][j / 2][(j % 2) * 2 + 1];
+          MmaOp<T>::run(acc[i][j], af[kk % 2][i], b0, b1);
+        }
+    }
+  }
+  cp_async_wait<0>();  // no copy may outlive the block (the trailing groups are empty)
+
+  const int g = lane / 4, t = lane % 4;
+  const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % 4) == 0;
+#pragma unroll
+  for (int i = 0; i < G::kMTiles; ++i)
+#pragma unroll
+    for (int j = 0; j < G::kNTiles; ++j) {
+      const int col = n0 + warp_n0 + j * 8 + 2 * t;
+      if (col >= n) continue;
+      const bool both = col + 1 < n;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + warp_m0 + i * 16 + g + h * 8;
+        if (row >= m) continue;
+        store_pair(c, static_cast<std::int64_t>(row) * n + col, acc[i][j][2 * h], acc[i][j][2 * h + 1], both,
+                   both && pairs_aligned);
+      }
+    }
+}
+
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES>
+cudaError_t launch_mma_gemm_fast(const T* a, const T* b, T* c, int m, int n, int k, std::int64_t lda,
+                                 std::int64_t ldb, cudaStream_t stream) {
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES>;
+  const auto kernel = mma_gemm_fast_kernel<T, BM, BN, BK, WM, WN, STAGES>;
+  static const cudaError_t attr =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
+  if (attr != cudaSuccess) return attr;
+  const long long tiles = static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+  kernel<<<static_cast<unsigned>(tiles), G::kThreads, G::kSmemBytes, stream>>>(a, b, c, m, n, k, lda, ldb);
+  return cudaGetLastError();
+}
+
 // Launches the kernel for C = A.B (contiguous C, rows of A and B 16-byte aligned), setting its
 // shared-memory limit the first time (per process: one attribute serves every device alike).
 // lda and ldb are the row strides of the operands as they lie in memory (of A^T, B^T when

@@ -12,6 +12,7 @@ namespace kbench::gemm {
 struct TileConfig {
   int bm, bn, bk, wm, wn, stages;
   const char* tag = "";  // tells apart configurations of one block tile ("_s4", "_w8")
+  bool fast = false;     // the software-pipelined mainloop (mma_gemm_fast_kernel, gemm_mma.cuh)
   int warps() const { return (bm / wm) * (bn / wn); }
   // 16-bit elements of A and B per stage, two bytes each.
   int smem_bytes() const { return stages * (bm * bk + bk * bn) * 2; }
@@ -28,7 +29,10 @@ inline constexpr int kGroupM = 8;
 // Two more of the large tiles, for the lead's comparison on the H200: the same 8 warps of 64 x
 // 64 with a fourth stage (192 KiB, one block per SM), and 128 x 128 with 8 warps of 64 x 32
 // (fewer registers a thread, two blocks and 16 warps per SM to hide ldmatrix and mma latency).
-inline constexpr std::array<TileConfig, 11> kTileConfigs{{
+// The `_fast` entries run the same tiles through the software-pipelined mainloop (fragments
+// double-buffered in registers, the next tile's first fragments loaded across the barrier, the
+// next copies issued before the current mma's), for the comparison against the entries above.
+inline constexpr std::array<TileConfig, 16> kTileConfigs{{
     {128, 256, 64, 64, 64, 3},
     {256, 128, 64, 64, 64, 3},
     {128, 128, 64, 64, 64, 3},
@@ -40,6 +44,11 @@ inline constexpr std::array<TileConfig, 11> kTileConfigs{{
     {16, 64, 64, 16, 16, 4},
     {128, 256, 64, 64, 64, 4, "_s4"},
     {128, 128, 64, 64, 32, 3, "_w8"},
+    {128, 256, 64, 64, 64, 3, "_fast", true},
+    {128, 256, 64, 64, 64, 4, "_fast_s4", true},
+    {256, 128, 64, 64, 64, 3, "_fast", true},
+    {128, 128, 64, 64, 64, 3, "_fast", true},
+    {128, 128, 64, 64, 32, 3, "_w8_fast", true},
 }};
 
 }  // namespace kbench::gemm
