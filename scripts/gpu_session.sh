@@ -20,9 +20,11 @@
 # The sweeps come before the tests because they are what must come from one GPU and they check
 # every variant against the oracle before timing it anyway; a session that ran out of time in
 # its sweeps, after 3 minutes of tests, brought back neither.
-# EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below). Extra kbench run
+# EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below; GRID_CONFIG names
+# another grid config than configs/grid.json). Extra kbench run
 # flags go in KBENCH_RUN_FLAGS; NCU_CHECK=1 sets the cupti timer against Nsight Compute;
-# PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run and
+# PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run (a
+# ctest -R regex; GPU_TEST_LABEL=gpu leaves the CPU tests out, CI runs them) and
 # SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
 # them. TORCH_CONFIG=configs/side_by_side.json (or several configs, space-separated) also runs
 # the PyTorch script on each after kbench and
@@ -112,7 +114,7 @@ for e in ${EXPERIMENTS:-}; do
   case $e in
     probe | spec) step "$e" ./$build/kbench "$e" --out "$OUT/results" ;;
     tolerance) step "$e" ./$build/kbench check --tolerance-probe "${TOLERANCE_SEEDS:-100}" --out "$OUT/results" ;;
-    grid:*) step "$e" ./$build/kbench grid --op "${e#grid:}" --out "$OUT/results" ;;
+    grid:*) step "$e" ./$build/kbench grid --op "${e#grid:}" ${GRID_CONFIG:+--config "$GRID_CONFIG"} --out "$OUT/results" ;;
     *) echo "unknown experiment '$e' in EXPERIMENTS" >&2; false ;;
   esac
   echo "$e: rc=$? after $(( $(date +%s) - start )) s"
@@ -141,7 +143,7 @@ if [ -n "${SANITIZE:-}" ]; then
   cat "$STEP_LOG"
 fi
 if [ -z "${SKIP_TESTS:-}" ]; then
-  KBENCH_REQUIRE_GPU=1 step tests ctest --test-dir $build -L 'gpu|cpu' --output-on-failure -j1 \
+  KBENCH_REQUIRE_GPU=1 step tests ctest --test-dir $build -L "${GPU_TEST_LABEL:-gpu|cpu}" --output-on-failure -j1 \
     ${GPU_TEST_FILTER:+-R "$GPU_TEST_FILTER"}
   tests_rc=$?
   grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Exception" "$STEP_LOG" | head -30
