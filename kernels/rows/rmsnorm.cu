@@ -28,21 +28,22 @@ Op make_rmsnorm_op();  // rmsnorm_op.cpp
 namespace {
 
 // rmsnorm holds two tensors while it loads (x and r), so its resident rows end at 512 threads
-// x 4 vectors, as softmax_backward's; h is re-read when looped. The other thresholds are the
-// fit's on two bfloat16 grid runs of one H200 (results/grid/grid-20261201T161808Z-bcb37a.json and
-// -161919Z-04732e.json; results/fit/fit-20261201T162123Z-964f3f.json): held-out mean regret
-// 0.0% and 1 of 345 cells more than 10% off, against 7.1% and 51 for the thresholds before
-// (a block past 64 vectors, the split below half the SMs past 8192, the defaults' chunks):
-// (figures: run bcb37a, graph, warm)
-// - rows of more than 32 vectors take a block of 64 threads or more, not a warp (1x384: 1.62 us
-//   in a 64-thread block, 2.21 in a 16-lane warp); the rows sweep had already found the block
-//   ahead at 16384x1024 (128 vectors), 34.60-34.86 us against 35.89-35.98 (run 8d9e84);
+// x 4 vectors, as softmax_backward's; h is re-read when looped. Rows of more than 64 vectors
+// take a block of 64 threads or more, not a warp: at 16384x1024 (128 vectors) the block took
+// 34.60-34.86 us against the warp's 35.89-35.98 (run 8d9e84). The fit on two bfloat16 grid runs
+// of one H200 (results/grid/grid-20261201T161808Z-bcb37a.json, -161919Z-04732e.json) wanted a
+// block past 32 vectors (results/fit/fit-20261201T162123Z-964f3f.json; 1x384: 1.62 us in a
+// block, 2.21 in a 16-lane warp), but its grid stops at 8 rows per SM, and past that the warp
+// wins by far (configs/grid_outside.json, docs/experiments.md: 16384x384 13.83 us in a block,
+// 9.28 in the warp), so that threshold is held; held, the fit keeps the rest
+// (results/fit/fit-20261201T171051Z-f90909.json: held-out mean regret 0.9%, 13 of 345 cells
+// more than 10% off, against 7.1% and 51 before). From the fit (figures: run bcb37a, graph, warm):
 // - every row count below the SMs splits past 16384 elements (66x65536: split 9.55 us, looped
 //   18.48; 99x32769: 9.82 against 13.43);
 // - the looped chunk is 4096 only up to 4 blocks per SM (8 before).
 constexpr RowRules kRules{.max_threads_4 = 512,
                           .auto_resident_vecs = 4 * 512,
-                          .warp_max_vecs = 32,
+                          .warp_max_vecs = 64,
                           .split_below_divisor = 1,
                           .split_above_width = 16384,
                           .split_all_sms_above_width = 32768,

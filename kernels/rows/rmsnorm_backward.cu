@@ -43,13 +43,23 @@ namespace {
 // spilled at two blocks per SM (see kMinResidentBlocks), so rows of 129-256 vectors take a
 // block of 4-vector threads instead, and float32 rows take 8 vectors a thread only past 256
 // (at 16384x1024 float32, 64 threads x 8 vectors left half of each thread's registers empty:
-// 100 us against rmsnorm's 73). Pieces of a split row keep two sums.
+// 100 us against rmsnorm's 73). Pieces of a split row keep two sums. The fit on two bfloat16
+// grid runs of one H200 (results/grid/grid-20261201T170738Z-0f4d00.json, -170835Z-ed1be5.json;
+// results/fit/fit-20261201T171132Z-73e2ec.json) moved the split only: every row count below the
+// SMs splits past 8192 elements, as well as those below half of them past 8192 (held: the warp
+// threshold, since the other row ops' rows past 8 per SM showed the warp winning, and what a
+// bfloat16 grid cannot see: the float32-only eight_vectors_above and resident reach, and the
+// chunks its fixed-tile looped plan ignores). Held-out mean regret 1.3% and 16 of 345 cells
+// more than 10% off, against 2.4% and 25-26 before; most of the 16 are 513-1024 wide rows that
+// a 64-thread block would run 15-25% faster than a warp (bfloat16 16x513, run 0f4d00: 7.09 us against 9.37).
 constexpr RowRules kRules{.max_threads_4 = 256,
                           .max_threads_8 = 256,
                           .auto_resident_vecs = 2048,
                           .warp_eight_vectors = false,
                           .block_eight_vectors_f32 = true,
                           .eight_vectors_above = 256,
+                          .split_below_divisor = 1,
+                          .split_all_sms_above_width = 32768,
                           .looped_chunk_sets_threads = false,  // its looped plan runs fixed tiles
                           .split_piece_bytes = 2 * sizeof(float)};
 

@@ -53,13 +53,14 @@ namespace {
 // - One pass: looped takes a block per row (row_plan.cpp says why).
 // - Split pieces write a float32 partial, and each row keeps a done-counter.
 // The other thresholds are the fit's on two bfloat16 grid runs of one H200
-// (results/grid/grid-20261201T161448Z-64b619.json and -161513Z-e8a15f.json;
-// results/fit/fit-20261201T162104Z-c61ccb.json): held-out mean regret 1.5% and 8-10 of 345 cells
-// more than 10% off, against 23.1% and 96-97 for the thresholds before (resident to 2048
-// vectors, a warp to 256, every row count below the SMs split past 8192, chunks by the defaults):
-// (figures: run 64b619, graph, warm)
-// - rows stay resident up to 4096 vectors, in blocks of up to 1024 threads (1x16384: 1.51 us
-//   resident, 2.64 split in two);
+// (results/grid/grid-20261201T161448Z-64b619.json and -161513Z-e8a15f.json) with one held: the
+// unheld fit (results/fit/fit-20261201T162104Z-c61ccb.json) kept rows resident to 4096 vectors,
+// but past the grid's 8 rows per SM a 1024-thread row loses to looping (configs/grid_outside.json,
+// float32 16384x8193: 189.93 us resident, 119.16 looped), so rows stay resident to 2048 vectors.
+// Held, the fit (results/fit/fit-20261201T171046Z-8f67b1.json) keeps the rest: held-out mean
+// regret 3.6%, 32 of 345 cells more than 10% off, against 23.1% and 96-97 for the thresholds
+// before (a warp to 256 vectors, every row count below the SMs split past 8192, chunks by the
+// defaults). From the fit (figures: run 64b619, graph, warm):
 // - rows of more than 128 vectors take a block, not a warp;
 // - rows below half the SMs split past 32768 elements and those below all of them past 65536
 //   (99x32769: looped 3.36 us, split 4.17; the split won at 128x32769 against an older looped
@@ -67,7 +68,7 @@ namespace {
 // - the looped chunk follows the rows per SM as well (chunk_counts_rows), 8192 up to 8 blocks in
 //   flight (1056x65536: looped.c8192 33.1 us, c2048 38.8).
 constexpr RowRules kRules{.fill_sm_f32 = true,
-                          .auto_resident_vecs = 1024 * 4,
+                          .auto_resident_vecs = 512 * 4,
                           .warp_eight_vectors = false,
                           .warp_max_vecs = 128,
                           .two_pass = false,

@@ -26,19 +26,20 @@ namespace {
 // plan. (bfloat16 once looped here: held in registers it took 99-161 registers per thread and
 // ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live across
 // the dot reduction; keep_packed in the kernel brings it to float16's 64.) Like softmax it
-// re-reads rows when looped; a split piece keeps one float. The other thresholds are the fit's
-// on two bfloat16 grid runs of one H200 (results/grid/grid-20261201T161607Z-08775d.json and
-// -161700Z-353e58.json; results/fit/fit-20261201T162114Z-930866.json): held-out mean regret 0.2%
-// and 3 of 345 cells more than 10% off, against 10.4% and 63 for the defaults before:
-// (figures: run 08775d, graph, warm)
-// - rows of more than 32 vectors take a block, not a warp (1x2048: 1.63 us in a 64-thread
-//   block, 2.30 in a warp of 8 vectors a lane);
+// re-reads rows when looped; a split piece keeps one float. The fit on two bfloat16 grid runs of
+// one H200 (results/grid/grid-20261201T161607Z-08775d.json, -161700Z-353e58.json) also wanted
+// a block past 32 vectors (results/fit/fit-20261201T162114Z-930866.json; 1x2048: 1.63 us in a
+// 64-thread block, 2.30 in a warp), but past the grid's 8 rows per SM the warp wins
+// (configs/grid_outside.json: 16384x384 11.83 us in a block, 6.09 in a warp), so the warp
+// threshold stays at its default; held, the fit keeps the rest
+// (results/fit/fit-20261201T171049Z-a3e09d.json: held-out mean regret 3.3%, 29 of 345 cells more
+// than 10% off, against 10.4% and 63 before). From the fit (figures: run 08775d, graph, warm):
 // - every row count below the SMs splits past 16384 elements (66x131072: split 17.7 us, looped
 //   45.7), not only those below half of them;
 // - the looped chunk is 4096 only up to 4 blocks per SM.
 constexpr RowRules kRules{.max_threads_4 = 512,
                           .auto_resident_vecs = 4 * 512,
-                          .warp_max_vecs = 32,
+                          .warp_max_vecs = 256,
                           .split_below_divisor = 1,
                           .split_above_width = 16384,
                           .split_all_sms_above_width = 32768,

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "core/errors.hpp"
+#include "device/device_limits.hpp"
 #include "experiments/fit.hpp"
 #include "experiments/grid.hpp"
 #include "experiments/grid_analysis.hpp"
@@ -160,14 +161,24 @@ TEST(GridAnalysis, AFailedPlanIsLeftOutAndAResultWithoutCellsIsRefused) {
   EXPECT_THROW(grid_data(r), UsageError);
 }
 
-// The fit tests run on rmsnorm_backward because its rule splits rows only below half the SMs
-// (split_below_divisor 2, the default, and no split below all of them): the synthetic runs below
-// make splitting below all of them pay. Should its rule change, pick another op whose rule still
-// has the defaults (softmax_backward was this op until its own fit).
-const char* const kFitOp = "rmsnorm_backward";
+// The fit tests run on softmax, whose rule loops 66-131 rows of 32769 elements (it splits rows
+// below all the SMs only past 65536): the synthetic runs below make splitting them pay, so a
+// better rule exists (one that splits them, by either threshold), whatever the op's other
+// thresholds are today.
+const char* const kFitOp = "softmax";
+
+// Whether thresholds `t` (a fit's JSON) split rows of the SM count's lower half to all of it at
+// 32769 elements.
+bool splits_99x32769(const nlohmann::json& t) {
+  rows::RowRules r = rows::row_rules(kFitOp);
+  r.split_below_divisor = t.at("split_below_divisor");
+  r.split_above_width = t.at("split_above_width");
+  r.split_all_sms_above_width = t.at("split_all_sms_above_width");
+  return rows::row_plan(99, 32769, DType::bf16, kH200Limits, r).kind == rows::RowKind::split;
+}
 
 // Split wins by far for every row count below the SM count, where the current rule (split below
-// half the SMs) loops: a better rule (split_below_divisor 1) exists.
+// half the SMs) loops: a better rule exists.
 double split_wins(std::int64_t rows, std::int64_t width, const rows::RowPlan& p, double jitter) {
   const double base = 10.0 + jitter;
   if (p.kind == rows::RowKind::split) return rows < 132 ? base : 2 * base;
@@ -176,13 +187,14 @@ double split_wins(std::int64_t rows, std::int64_t width, const rows::RowPlan& p,
 }
 
 TEST(Fit, ABetterRuleIsAdoptedWhenItWinsOnTheHeldOutRun) {
-  ASSERT_EQ(rows::row_rules(kFitOp).split_below_divisor, 2);
+  ASSERT_FALSE(splits_99x32769(to_json(params_of(rows::row_rules(kFitOp)))));
   const Result a = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0");
   const Result b = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1");
   const nlohmann::json f = fit_grids(a, b, "A", "B");
   EXPECT_TRUE(f["decision"]["adopt"].get<bool>()) << f.dump(1);
-  EXPECT_EQ(f["decision"]["thresholds"]["split_below_divisor"], 1);
-  EXPECT_GT(f["current"]["a"]["mean_regret"].get<double>(), 0.05);
+  EXPECT_TRUE(splits_99x32769(f["decision"]["thresholds"])) << f["decision"]["thresholds"].dump();
+  // Looping 66 and 99 rows of 32769 (1.5x the split) in 28 cells: 2 x 0.5 / 28 = 3.6%.
+  EXPECT_NEAR(f["current"]["a"]["mean_regret"].get<double>(), 1.0 / 28, 1e-9);
   EXPECT_LT(f["decision"]["held_out"]["mean_regret"].get<double>(), 0.01);
   EXPECT_TRUE(f["a_to_b"]["beats_current_by_more_than_noise"].get<bool>());
   EXPECT_TRUE(f["b_to_a"]["beats_current_by_more_than_noise"].get<bool>());
@@ -198,7 +210,7 @@ TEST(Fit, AGainWithinTheRunsOwnDifferenceIsRefused) {
       return width > 8192 && rows < 132 && p.kind == rows::RowKind::looped && p.chunk != 8192 ? 10.5 : 10.0;
     };
   };
-  ASSERT_EQ(rows::row_rules(kFitOp).split_below_divisor, 2);
+  ASSERT_FALSE(splits_99x32769(to_json(params_of(rows::row_rules(kFitOp)))));
   const Result a = synthetic_grid(kFitOp, kRows, kWidths, run(0.99), "t0");
   const Result b = synthetic_grid(kFitOp, kRows, kWidths, run(1.03), "t1");
   const nlohmann::json f = fit_grids(a, b, "A", "B");
