@@ -44,8 +44,7 @@ std::map<int, std::vector<double>> by_visit(const std::vector<double>& samples,
 }
 
 // The 2.5% and 97.5% percentiles of `resamples` draws of a statistic, each made by `draw` from
-// one generator seeded by `seed`: the one percentile bootstrap the paired and the two-sample
-// ratios share.
+// one generator seeded by `seed` (the two-sample ratio's; the paired one has an exact interval).
 template <class Draw>
 std::pair<double, double> bootstrap_interval(std::uint64_t seed, int resamples, Draw draw) {
   Rng rng(seed);

@@ -159,15 +159,15 @@ class Recording {
   int enabled_ = 0;
 };
 
-class CuptiTimer final : public Timer {
+class CuptiTimer final : public GatedLaunchTimer {
  public:
   CuptiTimer(SetLauncher launch, const DeviceSet& set, const L2Flusher* flusher, cudaStream_t s)
-      : launch_(std::move(launch)), set_(set), flusher_(flusher), stream_(s) {
+      : GatedLaunchTimer(std::move(launch), set, flusher, s) {
     register_buffers();
   }
   static HostGate& gate() { return shared_host_gate(); }
   double sample_us() override {
-    if (!primed_) prime();  // modules loaded before the gate holds the stream (timers.cpp says why)
+    prime_once();
     KB_CUDA(cudaStreamSynchronize(stream_));
     const std::uint64_t id = next_sample_id()++;
     {
@@ -199,13 +199,6 @@ class CuptiTimer final : public Timer {
     if (us < 0) throw std::runtime_error("cupti timer: the launch left no kernel, memcpy or memset record");
     return us;
   }
-  int launches_per_sample() const override { return 1; }
-  void prime() override {
-    if (flusher_) flusher_->flush(stream_);
-    launch_(set_, stream_);
-    KB_CUDA(cudaStreamSynchronize(stream_));
-    primed_ = true;
-  }
   std::string note() const override {
     return std::string("one launch behind a host-released gate") + (flusher_ ? " and an L2 flush" : ", L2 warm") +
            "; CUPTI activity records, first start to last end of the GPU work it issued (kernel time, no "
@@ -213,11 +206,6 @@ class CuptiTimer final : public Timer {
   }
 
  private:
-  SetLauncher launch_;
-  const DeviceSet& set_;
-  const L2Flusher* flusher_;
-  cudaStream_t stream_;
-  bool primed_ = false;
   // Ids unique across the timers of the process (the collector is shared).
   static std::atomic<std::uint64_t>& next_sample_id() {
     static std::atomic<std::uint64_t> id{1};

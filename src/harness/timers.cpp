@@ -10,12 +10,11 @@ namespace kbench {
 
 namespace {
 
-class EventTimer final : public Timer {
+class EventTimer final : public GatedLaunchTimer {
  public:
-  EventTimer(SetLauncher launch, const DeviceSet& set, const L2Flusher* flusher, cudaStream_t s)
-      : launch_(std::move(launch)), set_(set), flusher_(flusher), stream_(s) {}
+  using GatedLaunchTimer::GatedLaunchTimer;
   double sample_us() override {
-    if (!primed_) prime();  // see prime()
+    prime_once();
     KB_CUDA(cudaStreamSynchronize(stream_));
     // The flush (cold), the start event, the launch and the stop event are queued behind the
     // host-released gate and run only once all of them are queued: host enqueue latency, however
@@ -37,28 +36,13 @@ class EventTimer final : public Timer {
       throw std::runtime_error("events timer: the host gate timed out (enqueueing one sample took over a second)");
     return us;
   }
-  int launches_per_sample() const override { return 1; }
-  // Also before the first gated sample: a kernel whose module is not loaded yet (CUDA loads
-  // modules lazily, at first launch) cannot be loaded while the gate kernel spins, so the first
-  // sample of every timer waited out the gate's timeout on the H200 before this.
-  void prime() override {
-    if (flusher_) flusher_->flush(stream_);
-    launch_(set_, stream_);
-    KB_CUDA(cudaStreamSynchronize(stream_));
-    primed_ = true;
-  }
   std::string note() const override {
     return std::string(flusher_ ? "one launch after an L2 flush" : "one launch, L2 warm") +
            ", queued behind a host-released gate; host launch latency hidden, GPU-side launch cost included";
   }
 
  private:
-  SetLauncher launch_;
-  const DeviceSet& set_;
-  const L2Flusher* flusher_;
-  cudaStream_t stream_;
   EventPair events_;
-  bool primed_ = false;
 };
 
 class GraphTimer final : public Timer {
@@ -117,6 +101,13 @@ class GraphTimer final : public Timer {
 };
 
 }  // namespace
+
+void GatedLaunchTimer::prime() {
+  if (flusher_) flusher_->flush(stream_);
+  launch_(set_, stream_);
+  KB_CUDA(cudaStreamSynchronize(stream_));
+  primed_ = true;
+}
 
 std::unique_ptr<Timer> make_event_timer(SetLauncher launch, const DeviceSet& set,
                                         const L2Flusher* flusher, cudaStream_t stream) {

@@ -36,6 +36,31 @@ class Timer {
   virtual void prime() = 0;
 };
 
+// What the events and cupti timers share: one launch of the variant a sample, queued (after an
+// L2 flush when cold) behind the host-released gate; prime() launches it once ungated, at the
+// start of each visit and before the first sample. Why before the first: a kernel whose module
+// is not loaded yet (CUDA loads modules lazily, at first launch) cannot be loaded while the gate
+// kernel spins, so the first sample of every timer waited out the gate's timeout on the H200.
+class GatedLaunchTimer : public Timer {
+ public:
+  GatedLaunchTimer(SetLauncher launch, const DeviceSet& set, const L2Flusher* flusher, cudaStream_t s)
+      : launch_(std::move(launch)), set_(set), flusher_(flusher), stream_(s) {}
+  int launches_per_sample() const override { return 1; }
+  void prime() override;
+
+ protected:
+  void prime_once() {
+    if (!primed_) prime();
+  }
+  SetLauncher launch_;
+  const DeviceSet& set_;
+  const L2Flusher* flusher_;  // nullptr: warm
+  cudaStream_t stream_;
+
+ private:
+  bool primed_ = false;
+};
+
 // flusher == nullptr: warm.
 std::unique_ptr<Timer> make_event_timer(SetLauncher launch, const DeviceSet& set,
                                         const L2Flusher* flusher, cudaStream_t stream);
