@@ -126,16 +126,7 @@ Op make_gemm_backward_op() {
   // As gemm's generator, on the grid of the longer of the two inner dimensions (N for dA, M for
   // dB), so that both gradients' float32 sums are exact for 16-bit inputs.
   op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
-    const int bits = grid_bits(std::max(m_of(c), n_of(c)));
-    const std::uint64_t levels = bits >= 0 ? std::uint64_t{1} << bits : 0;
-    for (auto& t : in) {
-      if (c.dtype == DType::f32 || bits < 0) {
-        fill_uniform(t, rng, -1.0, 1.0);
-        continue;
-      }
-      for (double& v : t.values)
-        v = (static_cast<double>(rng.below(2 * levels + 1)) - static_cast<double>(levels)) / static_cast<double>(levels);
-    }
+    fill_gemm_inputs(c, in, rng, grid_bits(std::max(m_of(c), n_of(c))));
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) { return gradients(c, in, {}); };
   // Sampled rows only where every output's oracle can be sampled: dB has K rows, a whole

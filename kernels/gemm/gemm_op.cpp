@@ -22,14 +22,20 @@ TensorDesc a_desc(const Case& c) { return TensorDesc{"a", c.dtype, m_of(c), k_of
 TensorDesc b_desc(const Case& c) { return TensorDesc{"b", c.dtype, k_of(c), n_of(c), n_of(c)}; }
 TensorDesc c_desc(const Case& c, std::int64_t rows) { return TensorDesc{"c", c.dtype, rows, n_of(c), n_of(c)}; }
 
-// Uniform on the multiples of 2^-bits in [-1, 1] (2^(bits+1) + 1 values, each equally likely).
-void fill_grid(HostTensor& t, Rng& rng, int bits) {
-  const std::uint64_t levels = std::uint64_t{1} << bits;
-  for (double& v : t.values)
-    v = (static_cast<double>(rng.below(2 * levels + 1)) - static_cast<double>(levels)) / static_cast<double>(levels);
-}
-
 }  // namespace
+
+void fill_gemm_inputs(const Case& c, std::vector<HostTensor>& in, Rng& rng, int bits) {
+  for (auto& t : in) {
+    if (c.dtype == DType::f32 || bits < 0) {
+      fill_uniform(t, rng, -1.0, 1.0);
+      continue;
+    }
+    // 2^(bits+1) + 1 values, each equally likely.
+    const std::uint64_t levels = std::uint64_t{1} << bits;
+    for (double& v : t.values)
+      v = (static_cast<double>(rng.below(2 * levels + 1)) - static_cast<double>(levels)) / static_cast<double>(levels);
+  }
+}
 
 int grid_bits(std::int64_t k) {
   // Products of two multiples of 2^-s in [-1, 1] are multiples of 2^-2s of magnitude <= 1, and
@@ -115,11 +121,7 @@ Op make_gemm_op() {
   // Only random inputs: the tolerance rests on their distribution (above); an adversarial
   // kind would need its own argument.
   op.generate = [](const Case& c, std::vector<HostTensor>& in, Rng& rng) {
-    const int bits = grid_bits(k_of(c));
-    for (auto& t : in) {
-      if (c.dtype == DType::f32 || bits < 0) fill_uniform(t, rng, -1.0, 1.0);
-      else fill_grid(t, rng, bits);
-    }
+    fill_gemm_inputs(c, in, rng, grid_bits(k_of(c)));
   };
   op.oracle = [](const Case& c, const std::vector<HostTensor>& in) {
     std::vector<std::int64_t> all(static_cast<std::size_t>(m_of(c)));

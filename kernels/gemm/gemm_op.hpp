@@ -22,6 +22,11 @@ Op make_gemm_backward_op();
 // gemm_op.cpp). -1 when no grid makes K products exact (K > 2^24).
 int grid_bits(std::int64_t k);
 
+// The GEMM ops' inputs: 16-bit ones uniform on the multiples of 2^-bits in [-1, 1] (bits from
+// grid_bits of the inner dimensions the op's products sum over), float32 ones, and any where
+// bits < 0, uniform in [-1, 1].
+void fill_gemm_inputs(const Case& c, std::vector<HostTensor>& in, Rng& rng, int bits);
+
 // The tolerances of gemm_op.cpp, exposed for the CPU tests of their argument.
 Tolerance gemm_tolerance(DType t, std::int64_t k);
 // A float32 GEMM whose products take tf32 inputs (10-bit mantissas): gemm's tf32 variants.

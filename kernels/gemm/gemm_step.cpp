@@ -28,18 +28,7 @@ StepWiring gemm_step_wiring(const Case& c) {
 int step_grid_bits(const Case& c) { return grid_bits(std::max({m_of(c), n_of(c), k_of(c)})); }
 
 // A, B and dC on one grid, exact for the three products' inner dimensions (K, N and M).
-void generate(const Case& c, std::vector<HostTensor>& in, Rng& rng) {
-  const int bits = step_grid_bits(c);
-  const std::uint64_t levels = bits >= 0 ? std::uint64_t{1} << bits : 0;
-  for (auto& t : in) {
-    if (c.dtype == DType::f32 || bits < 0) {
-      fill_uniform(t, rng, -1.0, 1.0);
-      continue;
-    }
-    for (double& v : t.values)
-      v = (static_cast<double>(rng.below(2 * levels + 1)) - static_cast<double>(levels)) / static_cast<double>(levels);
-  }
-}
+void generate(const Case& c, std::vector<HostTensor>& in, Rng& rng) { fill_gemm_inputs(c, in, rng, step_grid_bits(c)); }
 
 // C: gemm's tolerance for K; the gradients: gemm_backward's. Both assume inputs on a grid exact
 // for their own inner dimension, which the step's coarser-or-equal grid is; where no grid is

@@ -83,6 +83,7 @@ TEST(CuptiTimer, AgreesWithTheOtherTimersOnALargeCopy) {
   e.how.samples = 3;
   MeasuredCase mc{&copy, Case{"copy", DType::f32, {std::int64_t{1} << 26}}, {}, {}};
   for (const Variant* v : registry().variants("copy")) mc.variants.push_back(v);
+  ASSERT_EQ(mc.variants.size(), 2u);  // memcpy and vec16: the loop below checks both
   e.cases = {mc};
   const Result r = run_experiment(e, {"test"});
   for (const Launchable* v : mc.variants) {

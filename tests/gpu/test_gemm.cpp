@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device_buffer.hpp"
+#include "gemm_inputs.hpp"
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/all_ops.hpp"
@@ -42,45 +43,30 @@ int check_all(const Case& c, const InputTweak& tweak = {}) {
   return ran;
 }
 
+// What check_all runs for a dtype: the variants' support depends on the dtype alone.
+// 16-bit: simt, every tile configuration, auto, cublas, cublas_best; float32: simt, tf32 and
+// the four cuBLAS variants.
+int variants_for(DType t) { return t == DType::f32 ? 6 : static_cast<int>(gemm::kTileConfigs.size()) + 4; }
+
 TEST(GemmGpu, EveryVariantOnRaggedAndSquareShapes) {
   KB_REQUIRE_GPU();
   for (const DType t : kAllDTypes)
     for (const Mnk& s : kShapes) {
-      const int ran = check_all(make_case(registry().op("gemm"), t, {s.m, s.n, s.k}));
-      // 16-bit: simt, every tile configuration, auto, cublas, cublas_best; float32: simt, tf32
-      // and the four cuBLAS variants.
-      EXPECT_EQ(ran, t == DType::f32 ? 6 : static_cast<int>(gemm::kTileConfigs.size()) + 4) << dtype_name(t);
+      EXPECT_EQ(check_all(make_case(registry().op("gemm"), t, {s.m, s.n, s.k})), variants_for(t)) << dtype_name(t);
     }
 }
 
 TEST(GemmGpu, KZeroGivesZeros) {
   KB_REQUIRE_GPU();
-  for (const DType t : kAllDTypes) check_all(Case{"gemm", t, {37, 70, 0}});
-}
-
-// 2048 at k = 0, 1 at k = 16 and k = 32: three different mma steps. A float16 partial sum
-// rounds 2049 to 2048 twice; float32 gives 2050, a float16 value. The op's tolerance for
-// float16 (half an ulp, 1 at 2050) refuses 2048.
-void fill_2050(const Case&, std::vector<HostTensor>& in) {
-  HostTensor &a = in[0], &b = in[1];
-  for (auto& v : a.values) v = 0;
-  for (auto& v : b.values) v = 0;
-  const std::int64_t k = a.desc.cols, n = b.desc.cols;
-  for (std::int64_t r = 0; r < a.desc.rows; ++r)
-    for (const std::int64_t at : {0, 16, 32}) a.values[static_cast<std::size_t>(r * k + at)] = 1;
-  for (std::int64_t col = 0; col < n; ++col) {
-    b.values[static_cast<std::size_t>(0 * n + col)] = 2048;
-    b.values[static_cast<std::size_t>(16 * n + col)] = 1;
-    b.values[static_cast<std::size_t>(32 * n + col)] = 1;
-  }
+  for (const DType t : kAllDTypes) EXPECT_EQ(check_all(Case{"gemm", t, {37, 70, 0}}), variants_for(t)) << dtype_name(t);
 }
 
 TEST(GemmGpu, ExactFloat16SumNeedsAFloat32Accumulator) {
   KB_REQUIRE_GPU();
   const Case c{"gemm", DType::f16, {64, 64, 48}};
-  EXPECT_EQ(check_all(c, fill_2050), static_cast<int>(gemm::kTileConfigs.size()) + 4);
+  EXPECT_EQ(check_all(c, test::fill_2050), variants_for(DType::f16));
   const Case unaligned{"gemm", DType::f16, {5, 7, 33}};  // the SIMT path
-  check_all(unaligned, fill_2050);
+  EXPECT_EQ(check_all(unaligned, test::fill_2050), variants_for(DType::f16));
 }
 
 // 8192 x 512 x 1024 (2^32 multiply-adds): the oracle computes a sample of 256 rows only, and

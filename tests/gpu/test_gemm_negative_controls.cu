@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
+#include "gemm_inputs.hpp"
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/all_ops.hpp"
@@ -29,20 +30,6 @@ Launchable control() {
   return v;
 }
 
-void fill_2050(const Case&, std::vector<HostTensor>& in) {
-  HostTensor &a = in[0], &b = in[1];
-  for (auto& v : a.values) v = 0;
-  for (auto& v : b.values) v = 0;
-  const std::int64_t k = a.desc.cols, n = b.desc.cols;
-  for (std::int64_t r = 0; r < a.desc.rows; ++r)
-    for (const std::int64_t at : {0, 16, 32}) a.values[static_cast<std::size_t>(r * k + at)] = 1;
-  for (std::int64_t col = 0; col < n; ++col) {
-    b.values[static_cast<std::size_t>(col)] = 2048;
-    b.values[static_cast<std::size_t>(16 * n + col)] = 1;
-    b.values[static_cast<std::size_t>(32 * n + col)] = 1;
-  }
-}
-
 void expect_caught(const Launchable& broken, const Case& c, const InputTweak& tweak, const char* what) {
   const Op& op = registry().op("gemm");
   Rng rng(21);
@@ -55,7 +42,7 @@ void expect_caught(const Launchable& broken, const Case& c, const InputTweak& tw
 
 TEST(GemmGpu, CheckerRejectsAHalfAccumulator) {
   KB_REQUIRE_GPU();
-  expect_caught(control<Fault::half_accumulator>(), Case{"gemm", DType::f16, {64, 64, 48}}, fill_2050,
+  expect_caught(control<Fault::half_accumulator>(), Case{"gemm", DType::f16, {64, 64, 48}}, test::fill_2050,
                 "float16 accumulator");
 }
 
