@@ -23,6 +23,7 @@
 # EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below; GRID_CONFIG names
 # another grid config than configs/grid.json). Extra kbench run
 # flags go in KBENCH_RUN_FLAGS; NCU_CHECK=1 sets the cupti timer against Nsight Compute;
+# MMA_CEILING=1 measures mma.sync's own rate (scripts/mma_ceiling.cu);
 # PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run (a
 # ctest -R regex; GPU_TEST_LABEL=gpu leaves the CPU tests out, CI runs them) and
 # SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
@@ -134,6 +135,17 @@ if [ -n "${NCU_CHECK:-}" ]; then
   }
   step "ncu cross-check" ncu_check
   echo "ncu cross-check: rc=$? after $(( $(date +%s) - start )) s"
+  cat "$STEP_LOG"
+fi
+
+# MMA_CEILING=1: mma.sync's issue rate with no memory traffic (scripts/mma_ceiling.cu), the
+# compute roofline of GEMM I's kernels; its table goes into the log.
+if [ -n "${MMA_CEILING:-}" ]; then
+  mma_ceiling() {
+    nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/mma_ceiling.cu -o $build/mma_ceiling && ./$build/mma_ceiling
+  }
+  step "mma ceiling" mma_ceiling
+  echo "mma ceiling: rc=$? after $(( $(date +%s) - start )) s"
   cat "$STEP_LOG"
 fi
 

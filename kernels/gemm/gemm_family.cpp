@@ -2,7 +2,8 @@
 // cuBLAS baselines.
 //   simt           float32 FMAs on CUDA cores, any dtype: the exact float32 path
 //   tf32           float32 through tf32 tensor-core products (mma m16n8k8), float32 sums;
-//                  held to tf32's tolerance, as its name says
+//                  held to tf32's tolerance, as its name says (tf32_<BM>x<BN>: each of
+//                  kTf32Configs, the first being tf32's own)
 //   mma_<BM>x<BN>  the tensor-core kernel at one tile configuration (kTileConfigs), 16-bit
 //   auto           the tensor-core kernel at the configuration the autotuner chose for the
 //                  case's (device, dtype, M/N/K power-of-two bucket), recorded in the plan
@@ -117,11 +118,20 @@ void register_gemm(Registry& r) {
   simt.unsupported = needs(true, true);
   r.add_variant(simt);
 
-  Variant tf32 = make_variant("gemm", "tf32", "float32 via tf32 mma.sync m16n8k8, float32 accumulation",
-                              [](const LaunchArgs& x) { launch_tf32(x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
-  tf32.unsupported = needs(false, true);
-  tf32.tolerance = [](const Case& c, std::size_t) { return tf32_tolerance(k_of(c)); };
-  r.add_variant(tf32);
+  // `tf32` is the first configuration; each is also named by its tile, for the comparison.
+  for (std::size_t i = 0; i <= kTf32Configs.size(); ++i) {
+    const std::size_t config = i == 0 ? 0 : i - 1;
+    const TileConfig t = kTf32Configs[config];
+    Variant v = make_variant("gemm", i == 0 ? std::string("tf32") : "tf32_" + t.name(),
+                             "float32 via tf32 mma.sync m16n8k8, float32 accumulation, tiles of " + t.name(),
+                             [config](const LaunchArgs& x) {
+                               launch_tf32(config, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+                             });
+    v.unsupported = needs(false, true);
+    v.tolerance = [](const Case& c, std::size_t) { return tf32_tolerance(k_of(c)); };
+    v.plan = [t](const Case& c) { return tile_plan(t, mma_path(c) == "mma" ? "tf32" : "simt"); };
+    r.add_variant(v);
+  }
 
   for (std::size_t i = 0; i < kTileConfigs.size(); ++i) {
     const TileConfig t = kTileConfigs[i];

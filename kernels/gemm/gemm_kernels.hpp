@@ -35,7 +35,9 @@ void launch_mma_layout(const DeviceTensor& a, bool a_transposed, const DeviceTen
 // path, and the fallback of the tensor-core kernels.
 void launch_simt(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);
 
-// C = A.B for float32 with tf32 tensor-core products (mma m16n8k8), float32 accumulation.
-void launch_tf32(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);
+// C = A.B for float32 with tf32 tensor-core products (mma m16n8k8), float32 accumulation, at
+// configuration kTf32Configs[index]; rows not 16-byte aligned go to launch_simt.
+void launch_tf32(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
+                 cudaStream_t stream);
 
 }  // namespace kbench::gemm

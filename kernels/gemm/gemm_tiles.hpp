@@ -14,8 +14,8 @@ struct TileConfig {
   const char* tag = "";  // tells apart configurations of one block tile ("_s4", "_w8")
   bool fast = false;     // the software-pipelined mainloop (mma_gemm_fast_kernel, gemm_mma.cuh)
   int warps() const { return (bm / wm) * (bn / wn); }
-  // 16-bit elements of A and B per stage, two bytes each.
-  int smem_bytes() const { return stages * (bm * bk + bk * bn) * 2; }
+  // Bytes of A and B per stage, times the stages (16-bit elements unless said).
+  int smem_bytes(int element_bytes = 2) const { return stages * (bm * bk + bk * bn) * element_bytes; }
   std::string name() const { return std::to_string(bm) + "x" + std::to_string(bn) + tag; }  // "128x256"
 };
 
@@ -49,6 +49,16 @@ inline constexpr std::array<TileConfig, 16> kTileConfigs{{
     {256, 128, 64, 64, 64, 3, "_fast", true},
     {128, 128, 64, 64, 64, 3, "_fast", true},
     {128, 128, 64, 64, 32, 3, "_w8_fast", true},
+}};
+
+// The tf32 kernel's configurations (gemm_tf32.cu), float32 elements: BK = 32 floats is the same
+// 128-byte tile row as the 16-bit kernels' BK = 64, and warps of 64 x 64 as theirs. The first
+// is the `tf32` variant's; every entry is also a `tf32_<BM>x<BN>` variant, for the comparison
+// (128 x 128 has four warps and 96 KiB a block: two blocks a multiprocessor).
+inline constexpr std::array<TileConfig, 3> kTf32Configs{{
+    {128, 256, 32, 64, 64, 3},
+    {256, 128, 32, 64, 64, 3},
+    {128, 128, 32, 64, 64, 3},
 }};
 
 }  // namespace kbench::gemm

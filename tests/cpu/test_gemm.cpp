@@ -204,6 +204,17 @@ TEST(GemmTiles, EightConfigurationsAtLeastUpTo128x256) {
   EXPECT_TRUE(big);
 }
 
+TEST(GemmTiles, Tf32ConfigurationsFitAndKeepTheSwizzleWidth) {
+  EXPECT_FALSE(kTf32Configs.empty());
+  for (const TileConfig& t : kTf32Configs) {
+    EXPECT_EQ(t.bk * 4, 128) << t.name();  // A's tile row: one 128-byte swizzle group of floats
+    EXPECT_EQ(t.bn % 32, 0) << t.name();   // B's float4 loads cover 32 columns a group
+    EXPECT_EQ(t.wn % 32, 0) << t.name();
+    EXPECT_LE(t.smem_bytes(4), 227 * 1024) << t.name();
+    EXPECT_LE(t.warps(), 8) << t.name();
+  }
+}
+
 // Fake device pointers: the contract is checked before anything touches them.
 DeviceTensor view(std::uintptr_t at, DType t, std::int64_t rows, std::int64_t cols, std::int64_t stride = -1) {
   return DeviceTensor{reinterpret_cast<void*>(at), t, rows, cols, stride < 0 ? cols : stride};
@@ -231,7 +242,7 @@ TEST(GemmContract, RefusesWhatItCannotComputeRight) {
   // The launchers refuse before any CUDA call, so this runs without a GPU.
   EXPECT_THROW(launch_mma(0, a, view(0x20000, h, 31, 48), c, nullptr), std::invalid_argument);
   EXPECT_THROW(launch_simt(a, b, view(0x10000, h, 64, 48), nullptr), std::invalid_argument);
-  EXPECT_THROW(launch_tf32(a, b, c, nullptr), std::invalid_argument);  // float16 into tf32
+  EXPECT_THROW(launch_tf32(0, a, b, c, nullptr), std::invalid_argument);  // float16 into tf32
   EXPECT_THROW(launch_mma(kTileConfigs.size(), a, b, c, nullptr), std::invalid_argument);
 }
 

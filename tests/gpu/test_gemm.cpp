@@ -44,9 +44,12 @@ int check_all(const Case& c, const InputTweak& tweak = {}) {
 }
 
 // What check_all runs for a dtype: the variants' support depends on the dtype alone.
-// 16-bit: simt, every tile configuration, auto, cublas, cublas_best; float32: simt, tf32 and
-// the four cuBLAS variants.
-int variants_for(DType t) { return t == DType::f32 ? 6 : static_cast<int>(gemm::kTileConfigs.size()) + 4; }
+// 16-bit: simt, every tile configuration, auto, cublas, cublas_best; float32: simt, tf32, one
+// tf32_<tile> per tf32 configuration and the four cuBLAS variants.
+int variants_for(DType t) {
+  return t == DType::f32 ? 6 + static_cast<int>(gemm::kTf32Configs.size())
+                         : static_cast<int>(gemm::kTileConfigs.size()) + 4;
+}
 
 TEST(GemmGpu, EveryVariantOnRaggedAndSquareShapes) {
   KB_REQUIRE_GPU();
