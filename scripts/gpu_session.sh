@@ -23,7 +23,8 @@
 # EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below; GRID_CONFIG names
 # another grid config than configs/grid.json). Extra kbench run
 # flags go in KBENCH_RUN_FLAGS; NCU_CHECK=1 sets the cupti timer against Nsight Compute;
-# MMA_CEILING=1 measures mma.sync's own rate (scripts/mma_ceiling.cu);
+# MMA_CEILING=1 measures mma.sync's own rate (scripts/mma_ceiling.cu); NCU_PROFILE profiles
+# chosen variants with Nsight Compute (below);
 # PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run (a
 # ctest -R regex; GPU_TEST_LABEL=gpu leaves the CPU tests out, CI runs them) and
 # SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
@@ -147,6 +148,26 @@ if [ -n "${MMA_CEILING:-}" ]; then
   step "mma ceiling" mma_ceiling
   echo "mma ceiling: rc=$? after $(( $(date +%s) - start )) s"
   cat "$STEP_LOG"
+fi
+
+# NCU_PROFILE="OP:DTYPE:SHAPE:VARIANT ...": Nsight Compute's throughput, memory, warp-state and
+# occupancy sections of each variant's first two launches under kbench check, into the log
+# (what bounds a kernel: the leads for the next change), and the SASS instruction mix of the
+# gemm objects.
+for spec in ${NCU_PROFILE:-}; do
+  IFS=: read -r p_op p_dtype p_shape p_variant <<<"$spec"
+  step "ncu $spec" ncu --clock-control none -c 2 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats \
+    ./$build/kbench check --op "$p_op" --dtype "$p_dtype" --shape "$p_shape" --variant "$p_variant"
+  echo "ncu $spec: rc=$? after $(( $(date +%s) - start )) s"
+  grep -vE "^==PROF==|^\[" "$STEP_LOG" | grep -E "Throughput|Duration|Busy|Issue|Stall|Warp Cycles|Registers|Occupancy|Bank|Hit Rate|Elapsed|Eligible|Active Warps|Shared Memory" | head -60
+done
+if [ -n "${NCU_PROFILE:-}" ]; then
+  for o in $(find $build -name 'gemm_mma.cu.o' -o -name 'gemm_tf32.cu.o'); do
+    echo "SASS mix of $o:"
+    cuobjdump -sass "$o" | grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z][A-Z0-9_]*' | awk '{print $2}' | sort | uniq -c |
+      sort -rn | head -15
+  done
 fi
 
 if [ -n "${SANITIZE:-}" ]; then

@@ -1,7 +1,7 @@
 // The tf32 GEMM: float32 A and B, products on tensor cores in tf32 (mma.sync m16n8k8: inputs
-// rounded to 10-bit mantissas with cvt.rna), sums in float32. Faster than the exact float32
-// path by the tensor cores' rate, less precise by tf32's rounding: the variant is named so and
-// held to tf32_tolerance (gemm_op.cpp).
+// rounded to 10-bit mantissas, to nearest as cvt.rna does: see to_tf32), sums in float32.
+// Faster than the exact float32 path by the tensor cores' rate, less precise by tf32's
+// rounding: the variant is named so and held to tf32_tolerance (gemm_op.cpp).
 //
 // The tiles and mainloop of gemm_mma.cuh's software-pipelined kernel with 32-bit elements: a
 // 16-byte chunk holds 4 floats, so a BK = 32 tile row of A is the same 128 bytes as the 16-bit
@@ -34,11 +34,13 @@ namespace {
 
 constexpr int kBK = 32, kKSteps = kBK / 8;
 
-__device__ __forceinline__ std::uint32_t to_tf32(std::uint32_t bits) {
-  std::uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(bits)));
-  return r;
-}
+// Rounds to tf32 for the mma, which reads a tf32 operand's top 19 bits and ignores the low 13:
+// adding half a tf32 ulp (bit 12) and leaving the truncation to the mma is round to nearest,
+// ties away from zero, as cvt.rna.tf32.f32, carries into the exponent included (inf stays inf:
+// bit 12 is dropped). One integer add, where cvt.rna is a conversion instruction of lower
+// throughput (CUTLASS's round_half_ulp_truncate). The one difference: a NaN whose payload lies
+// in the low 13 bits alone reads as inf.
+__device__ __forceinline__ std::uint32_t to_tf32(std::uint32_t bits) { return bits + 0x1000u; }
 
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
   asm volatile(

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -24,7 +25,18 @@ namespace {
 struct Finished {
   int status = -1;
   std::string log;
+  std::string signal_state;  // the process's Sig* lines of /proc/<pid>/status as the signal went
 };
+
+// Which signals a process blocks, ignores and catches (hex masks; SIGINT is bit 1, SIGTERM 14):
+// when a signal goes unanswered, these say whether it was blocked, ignored or handled.
+std::string signal_state(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line, out;
+  while (std::getline(status, line))
+    if (line.rfind("Sig", 0) == 0 || line.rfind("ShdPnd", 0) == 0) out += line + "\n";
+  return out;
+}
 
 // Runs kbench with `args` (no shell), its stderr read line by line; SIGINT goes to it
 // `delay` after the first line containing `cue`.
@@ -52,8 +64,9 @@ Finished run_and_interrupt(const std::vector<std::string>& args, const std::stri
     f.log += line;
     if (!sent && f.log.find(cue) != std::string::npos) {
       sent = true;
-      interrupter = std::thread([pid, delay] {
+      interrupter = std::thread([pid, delay, &f] {
         std::this_thread::sleep_for(delay);
+        f.signal_state = signal_state(pid);
         kill(pid, SIGINT);
       });
     }
@@ -71,7 +84,7 @@ TEST(Interrupt, SigintWritesTheVisitsDoneMarkedIncomplete) {
                                         "--visits", "2000", "--samples", "5", "--no-roofline", "--out", out.string()},
                                        "warm-up:", std::chrono::seconds(4));
   ASSERT_TRUE(WIFEXITED(f.status)) << f.log;
-  EXPECT_EQ(WEXITSTATUS(f.status), 130) << f.log;
+  EXPECT_EQ(WEXITSTATUS(f.status), 130) << f.log << "signal state when SIGINT went:\n" << f.signal_state;
   EXPECT_NE(f.log.find("marked incomplete"), std::string::npos) << f.log;
   ASSERT_TRUE(std::filesystem::exists(out / "sweep")) << f.log;
   int files = 0;
