@@ -16,9 +16,9 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   auto o = std::make_shared<SweepOptions>();
   sub->add_option("--config", o->config, "Sweep config (JSON); default configs/quick.json");
   sub->add_option("--op", o->ops, "Only these ops (repeatable)");
-  sub->add_option("--variant", o->variants, "Only these variants (repeatable)");
-  sub->add_option("--dtype", o->dtypes, "float32, float16, bfloat16 (repeatable)");
-  sub->add_option("--shape", o->shapes, "N, RxC or MxNxK; 2^k allowed (repeatable)");
+  sub->add_option("--variant", o->variants, "Only these variants (repeatable; with --config, of its cases' own)");
+  sub->add_option("--dtype", o->dtypes, "float32, float16, bfloat16 (repeatable; with --config, only those of its cases)");
+  sub->add_option("--shape", o->shapes, "N, RxC or MxNxK; 2^k allowed (repeatable; with --config, only those of its cases)");
   sub->add_option("--param", o->params, "An op parameter NAME=VALUE, e.g. eps=1e-6 (repeatable; see kbench list)");
   sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)")->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
   sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
@@ -55,6 +55,11 @@ std::pair<std::string, double> parse_param(const std::string& text) {
   return {name, v};
 }
 
+template <class List, class T>
+bool contains(const List& list, const T& x) {
+  return std::find(list.begin(), list.end(), x) != list.end();
+}
+
 }  // namespace
 
 SweepSettings resolve_sweep_settings(const SweepOptions& o) {
@@ -82,18 +87,35 @@ SweepSettings resolve_sweep_settings(const SweepOptions& o) {
       s.cases.push_back(CaseSpec{op, dtypes.empty() ? std::vector<DType>(std::begin(kAllDTypes), std::end(kAllDTypes)) : dtypes,
                                  shapes, o.variants, params});
   } else {
+    // The flags filter the config's cases (each keeps its own variant list, narrowed): they
+    // never widen one case to another's dtypes or shapes, where two cases would then overlap
+    // and one's variants would be lost.
     std::vector<CaseSpec> kept;
     for (auto c : s.cases) {
       if (!o.ops.empty() && std::find(o.ops.begin(), o.ops.end(), c.op) == o.ops.end()) continue;
-      if (!dtypes.empty()) c.dtypes = dtypes;
-      if (!shapes.empty()) c.shapes = shapes;
-      if (!o.variants.empty()) c.variants = o.variants;
+      if (!dtypes.empty()) std::erase_if(c.dtypes, [&](DType t) { return !contains(dtypes, t); });
+      if (!shapes.empty()) std::erase_if(c.shapes, [&](const auto& sh) { return !contains(shapes, sh); });
+      if (!o.variants.empty()) {
+        if (c.variants.empty()) c.variants = o.variants;  // the case runs every variant
+        else std::erase_if(c.variants, [&](const std::string& v) { return !contains(o.variants, v); });
+      }
+      if (c.dtypes.empty() || c.shapes.empty() || (!o.variants.empty() && c.variants.empty())) continue;
       for (const auto& [name, value] : params) c.params[name] = value;
       kept.push_back(std::move(c));
     }
+    const auto not_in_config = [&](const std::string& what) {
+      return UsageError(what + " is not in config '" + config + "' (among the cases the other filters keep)");
+    };
     for (const auto& op : o.ops)
-      if (std::none_of(kept.begin(), kept.end(), [&](const CaseSpec& c) { return c.op == op; }))
-        throw UsageError("op '" + op + "' is not in config '" + config + "'");
+      if (std::none_of(s.cases.begin(), s.cases.end(), [&](const CaseSpec& c) { return c.op == op; }))
+        throw not_in_config("op '" + op + "'");
+    for (std::size_t i = 0; i < dtypes.size(); ++i)
+      if (std::none_of(kept.begin(), kept.end(), [&](const CaseSpec& c) { return contains(c.dtypes, dtypes[i]); }))
+        throw not_in_config("dtype '" + o.dtypes[i] + "'");
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+      if (std::none_of(kept.begin(), kept.end(), [&](const CaseSpec& c) { return contains(c.shapes, shapes[i]); }))
+        throw not_in_config("shape '" + o.shapes[i] + "'");
+    if (kept.empty()) throw UsageError("no case of config '" + config + "' passes the filters given");
     s.cases = std::move(kept);
   }
   if (!o.cache.empty()) s.caches = parse_cache_modes(o.cache);

@@ -8,8 +8,7 @@ namespace kbench {
 
 // Installs the handlers and unblocks both signals in the calling thread (idempotent; once a
 // signal came, nothing: the second must end the process). Call before long work that can stop
-// cleanly, and again before the part that must: a library set up in between may have put its
-// own disposition in place.
+// cleanly.
 void install_interrupt_handlers();
 // Whether SIGINT and SIGTERM are handled by install_interrupt_handlers' handler now.
 bool interrupt_handlers_installed();

@@ -235,13 +235,6 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   const double preparation_s = seconds_since(started);
   const auto visits_began = std::chrono::steady_clock::now();
 
-  // Preparation, the timers and the warm-up set up CUDA, CUPTI and NVML: should any of them
-  // have replaced the handlers, they go back for the visits (on the H200 at ee2b825 a SIGINT in
-  // the visits went unanswered and the run finished as if none had come).
-  if (!interrupt_handlers_installed()) {
-    spdlog::warn("the SIGINT/SIGTERM handlers were replaced during preparation; installed again for the visits");
-    install_interrupt_handlers();
-  }
   VisitClock visit_clock(stream);
   ClockFilter clock{[&visit_clock] { return visit_clock.read_mhz(); }, e.how.clock_floor * warm.sm_clock_mhz};
   const std::size_t planned = static_cast<std::size_t>(e.how.visits) * units.size();

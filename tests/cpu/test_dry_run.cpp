@@ -88,6 +88,22 @@ TEST(DryRun, FiltersNarrowThePlan) {
   EXPECT_TRUE(has(one.result.out, "total: 1 unit(s), 9 timed samples")) << one.result.out;
 }
 
+// With a config the flags narrow its cases, each keeping its own variants: --dtype float32 on
+// gemm.json runs the float32 case's tf32 variants, not the 16-bit case's list widened to float32.
+TEST(DryRun, ConfigFiltersKeepEachCasesVariants) {
+  const DryRun d = dry_run("--config " + config("gemm.json") + " --op gemm --dtype float32 --shape 4096x4096x4096");
+  expect_plan(d);
+  const std::string& o = d.result.out;
+  EXPECT_TRUE(has(o, "tf32_128x256")) << o;
+  EXPECT_TRUE(has(o, "cublas_best_tf32")) << o;
+  EXPECT_FALSE(has(o, "skip gemm float32 4096x4096x4096 mma_")) << o;
+  EXPECT_FALSE(has(o, "8192x8192x8192")) << o;
+
+  const DryRun absent = dry_run("--config " + config("gemm.json") + " --op gemm --shape 333x333x333");
+  EXPECT_EQ(absent.result.exit_code, 2) << absent.result.err;
+  EXPECT_TRUE(has(absent.result.err, "shape '333x333x333' is not in config")) << absent.result.err;
+}
+
 TEST(DryRun, BadInputIsStillRefused) {
   for (const char* args : {"--config /nonexistent/kbench.json", "--op nosuchop --shape 8",
                            "--op add --shape 8 --cache tepid", "--op softmax --shape 1x2097153"}) {

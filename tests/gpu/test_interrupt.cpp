@@ -25,6 +25,7 @@ namespace {
 struct Finished {
   int status = -1;
   std::string log;
+  bool signalled = false;
   std::string signal_state;  // the process's Sig* lines of /proc/<pid>/status as the signal went
 };
 
@@ -38,13 +39,15 @@ std::string signal_state(pid_t pid) {
   return out;
 }
 
-// Runs kbench with `args` (no shell), its stderr read line by line; SIGINT goes to it
-// `delay` after the first line containing `cue`.
+// Runs kbench with `args` (no shell), its stdout and stderr read line by line (spdlog's lines
+// go to stdout: reading stderr alone, the cue never came and no signal was sent, on the H200 at
+// ee2b825 and 8321555); SIGINT goes to it `delay` after the first line containing `cue`.
 Finished run_and_interrupt(const std::vector<std::string>& args, const std::string& cue, std::chrono::seconds delay) {
   int pipe_fd[2];
   if (pipe(pipe_fd) != 0) return {};
   const pid_t pid = fork();
   if (pid == 0) {
+    dup2(pipe_fd[1], STDOUT_FILENO);
     dup2(pipe_fd[1], STDERR_FILENO);
     close(pipe_fd[0]);
     close(pipe_fd[1]);
@@ -67,7 +70,7 @@ Finished run_and_interrupt(const std::vector<std::string>& args, const std::stri
       interrupter = std::thread([pid, delay, &f] {
         std::this_thread::sleep_for(delay);
         f.signal_state = signal_state(pid);
-        kill(pid, SIGINT);
+        f.signalled = kill(pid, SIGINT) == 0;
       });
     }
   }
@@ -84,6 +87,7 @@ TEST(Interrupt, SigintWritesTheVisitsDoneMarkedIncomplete) {
                                         "--visits", "2000", "--samples", "5", "--no-roofline", "--out", out.string()},
                                        "warm-up:", std::chrono::seconds(4));
   ASSERT_TRUE(WIFEXITED(f.status)) << f.log;
+  ASSERT_TRUE(f.signalled) << "no signal was sent (the cue never came, or the run had ended)\n" << f.log;
   EXPECT_EQ(WEXITSTATUS(f.status), 130) << f.log << "signal state when SIGINT went:\n" << f.signal_state;
   EXPECT_NE(f.log.find("marked incomplete"), std::string::npos) << f.log;
   ASSERT_TRUE(std::filesystem::exists(out / "sweep")) << f.log;
