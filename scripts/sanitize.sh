@@ -20,7 +20,7 @@ bin=${1:-build-gpu}/tests/kbench_gpu_tests
 [ -x "$bin" ] || { echo "sanitize: no $bin (build first)" >&2; exit 2; }
 command -v compute-sanitizer >/dev/null || { echo "sanitize: compute-sanitizer not found" >&2; exit 2; }
 
-every_kernel=${SANITIZE_FILTER:-'RowsGpu.*:RmsnormGpu.*:*CopyAddCheck.EveryVariantMatchesTheOracle*:-RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProcesses'}
+every_kernel=${SANITIZE_FILTER:-'RowsGpu.*:RmsnormGpu.*:*CopyAddCheck.EveryVariantMatchesTheOracle*:GemmGpu.EveryVariantOnRaggedAndSquareShapes:GemmGpu.KZeroGivesZeros:-RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProcesses'}
 one_of_each='RowsGpu.EveryVariantOnAwkwardShapes'
 limit=${SANITIZE_TIMEOUT_S:-120}
 status=0

@@ -73,8 +73,9 @@ void check_gemm(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor
 }
 
 bool rows_aligned16(const DeviceTensor& t) {
-  return reinterpret_cast<std::uintptr_t>(t.data) % 16 == 0 &&
-         (t.rows <= 1 || (t.row_stride * static_cast<std::int64_t>(dtype_size(t.dtype))) % 16 == 0);
+  const auto es = static_cast<std::int64_t>(dtype_size(t.dtype));
+  return reinterpret_cast<std::uintptr_t>(t.data) % 16 == 0 && (t.cols * es) % 16 == 0 &&
+         (t.rows <= 1 || (t.row_stride * es) % 16 == 0);
 }
 
 std::string gemm_case_problem(const Case& c) {

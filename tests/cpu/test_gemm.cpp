@@ -198,10 +198,30 @@ TEST(GemmTiles, EightConfigurationsAtLeastUpTo128x256) {
     EXPECT_EQ(t.bk * 2 % 128, 0) << t.name();  // A's tile rows are 128-byte swizzle groups
     EXPECT_EQ(t.bn * 2 % 128, 0) << t.name();
     EXPECT_LE(t.smem_bytes(), 227 * 1024) << t.name();  // an H100/H200 block's shared memory
-    EXPECT_LE(t.warps(), 16) << t.name();
+    EXPECT_LE(t.warps(), 8) << t.name();
     big = big || (t.bm * t.bn >= 128 * 256);
   }
   EXPECT_TRUE(big);
+}
+
+// The cp.async path takes rows that start on 16 bytes and are whole 16-byte chunks; a single
+// row needs no stride, but still whole chunks (gemm 1x1x1 float32 copied 16 bytes from a buffer
+// of 4 before this held).
+TEST(GemmContract, AlignedRowsAreWholeChunks) {
+  alignas(16) static float buffer[64];
+  const auto tensor = [](DType t, std::int64_t rows, std::int64_t cols, std::int64_t stride) {
+    return DeviceTensor{buffer, t, rows, cols, stride};
+  };
+  EXPECT_FALSE(rows_aligned16(tensor(DType::f32, 1, 1, 1)));
+  EXPECT_TRUE(rows_aligned16(tensor(DType::f32, 1, 4, 1)));   // one row: its stride is never used
+  EXPECT_FALSE(rows_aligned16(tensor(DType::f32, 3, 5, 8)));  // aligned starts, part of a chunk
+  EXPECT_TRUE(rows_aligned16(tensor(DType::f32, 3, 4, 8)));
+  EXPECT_FALSE(rows_aligned16(tensor(DType::f16, 2, 8, 12)));  // 24-byte stride
+  EXPECT_TRUE(rows_aligned16(tensor(DType::f16, 2, 8, 16)));
+  EXPECT_TRUE(rows_aligned16(tensor(DType::f16, 2, 0, 0)));  // K = 0: nothing is copied
+  DeviceTensor offset = tensor(DType::f16, 1, 8, 8);
+  offset.data = reinterpret_cast<char*>(buffer) + 2;
+  EXPECT_FALSE(rows_aligned16(offset));
 }
 
 TEST(GemmTiles, Tf32ConfigurationsFitAndKeepTheSwizzleWidth) {
