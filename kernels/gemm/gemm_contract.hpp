@@ -38,10 +38,10 @@ void check_gemm(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor
 
 // Whether every row of t starts on a 16-byte boundary (base and stride multiples of 16 bytes)
 // and is whole 16-byte chunks long: the cp.async kernels copy 16 bytes at a time and need both.
-// A row of part of a chunk would be copied with a shorter source size, which reads only what it
-// names, but compute-sanitizer holds every such copy to all 16 bytes, and past the end of a
-// buffer its report is right in spirit (gemm 1x1x1 float32 on the H200: a 16-byte copy from a
-// 4-byte buffer).
+// A row ending inside a chunk would be copied with a shorter source size, which reads only what
+// it names, but compute-sanitizer holds every such copy to all 16 bytes, and the last row of a
+// buffer cut at its end then reads past the buffer (gemm 1x1x1 float32 on the H200: a 16-byte
+// copy from a 4-byte buffer). Such operands take the SIMT path.
 bool rows_aligned16(const DeviceTensor& t);
 
 // Why a case of the gemm op cannot run at all (a shape of another rank, M or N of zero).
