@@ -57,7 +57,7 @@ Variant cublas_backward(const char* name, const char* summary, CublasPick pick) 
 
 void register_gemm_backward(Registry& r) {
   r.add_op(make_gemm_backward_op());
-  Variant mma = make_variant("gemm_backward", "mma", "dA = dC.B^T, dB = A^T.dC: mma.sync 128x128, transposes through strides",
+  Variant mma = make_variant("gemm_backward", "mma", "dA = dC.B^T, dB = A^T.dC: mma.sync 128x256, pipelined, transposes through strides",
                              [](const LaunchArgs& x) {
                                const Tensors t = tensors_of(x);
                                if (t.da) launch_mma_layout(*t.dc, false, *t.b, true, *t.da, x.stream);

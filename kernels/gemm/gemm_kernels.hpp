@@ -27,7 +27,8 @@ std::string mma_path(const Case& c);
 // C = op(A).op(B) with A given as A^T ([K, M] rows) when a_transposed, B as B^T ([N, K] rows)
 // when b_transposed, at the tile configuration kBackwardConfig (16-bit dtypes; every stored row
 // 16-byte aligned, else std::invalid_argument: there is no transposed SIMT path).
-inline constexpr std::size_t kBackwardConfig = 2;  // 128x128: both layouts need BM, BN >= 64
+// 128x256_fast: the forward's fastest at 4096^3 and 8192^3 (both layouts need BM, BN >= 64).
+inline constexpr std::size_t kBackwardConfig = 11;
 void launch_mma_layout(const DeviceTensor& a, bool a_transposed, const DeviceTensor& b, bool b_transposed,
                        const DeviceTensor& c, cudaStream_t stream);
 

@@ -40,7 +40,8 @@ template <class T, bool kATrans, bool kBTrans>
 cudaError_t launch_layout(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int k,
                           cudaStream_t stream) {
   constexpr TileConfig t = kTileConfigs[kBackwardConfig];
-  return launch_mma_gemm<T, t.bm, t.bn, t.bk, t.wm, t.wn, t.stages, kATrans, kBTrans>(
+  static_assert(t.fast, "the backward runs the pipelined mainloop");
+  return launch_mma_gemm_fast<T, t.bm, t.bn, t.bk, t.wm, t.wn, t.stages, kATrans, kBTrans>(
       a.as<const T>(), b.as<const T>(), c.as<T>(), static_cast<int>(c.rows), static_cast<int>(c.cols), k,
       a.row_stride, b.row_stride, stream);
 }

@@ -281,9 +281,11 @@ __global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans
     }
 }
 
-// The software-pipelined variant of the forward kernel (C = A.B, neither operand transposed),
-// for the `_fast` tile configurations: the same tiles, swizzle, zero-filled cp.async copies and
-// epilogue as mma_gemm_kernel, with the mainloop arranged as CUTLASS's sm80 multistage one:
+// The software-pipelined variant of the kernel, for the `_fast` tile configurations and the
+// backward's layouts: the same tiles, operand layouts (kATrans, kBTrans), swizzle, zero-filled
+// cp.async copies and epilogue as mma_gemm_kernel (every row whole 16-byte chunks, which
+// rows_aligned16 guarantees, so that a copy is all or nothing), with the mainloop arranged as
+// CUTLASS's sm80 multistage one:
 //   - the fragments are double-buffered in registers: the ldmatrix loads of k-step kk + 1 are
 //     issued before the mma's of step kk, so no mma waits on the load just before it;
 //   - the fragments of the next tile's first k-step are loaded across the tile boundary: the
@@ -295,19 +297,19 @@ __global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans
 // tile kt + 1 needs the first kt + 2 of them. The buffer tile kt's first k-step overwrites held
 // tile kt - 1, whose last ldmatrix came before the barrier of tile kt - 1's last k-step.
 // Needs BK / 16 even (the wait count assumes the copies of a tile are committed before its last
-// k-step, and the fragment buffers alternate so that k-step 0 always reads buffer 0). A block with fewer than 113 KiB of shared memory asks ptxas for two blocks per SM.
+// k-step, and the fragment buffers alternate so that k-step 0 always reads buffer 0).
 template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES>
 struct MmaFastBounds {
   static constexpr int kThreads = MmaGemm<T, BM, BN, BK, WM, WN, STAGES>::kThreads;
   static constexpr int kMinBlocks = 1;
 };
 
-template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES>
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans = false, bool kBTrans = false>
 __global__ void __launch_bounds__(MmaFastBounds<T, BM, BN, BK, WM, WN, STAGES>::kThreads,
                                   MmaFastBounds<T, BM, BN, BK, WM, WN, STAGES>::kMinBlocks)
     mma_gemm_fast_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m, int n, int k,
                          std::int64_t lda, std::int64_t ldb) {
-  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES>;
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans>;
   using namespace mma_detail;
   constexpr int kKSteps = BK / 16;
   static_assert(kKSteps >= 2 && kKSteps % 2 == 0, "the fragment buffers alternate: an even number of k-steps");
@@ -330,65 +332,90 @@ __global__ void __launch_bounds__(MmaFastBounds<T, BM, BN, BK, WM, WN, STAGES>::
   const int warp_m0 = (warp / G::kWarpsN) * WM, warp_n0 = (warp % G::kWarpsN) * WN;
   const int k_tiles = (k + BK - 1) / BK;
 
-  // A [BM][BK] rows along m, B [BK][BN] rows along k; zero-filled past M, N and K. Each thread
-  // copies one fixed chunk column of rows kARowStep (kBRowStep) apart, so that its addresses
-  // are one base pointer stepped by a constant stride (few registers live across the loop).
+  // The tiles as they lie in memory (A [BM][BK] rows along m, or A^T [BK][BM] rows along k; B
+  // [BK][BN] rows along k, or B^T [BN][BK] rows along n), zero-filled past M, N and K. Each
+  // thread copies one fixed chunk column of rows kARowStep (kBRowStep) apart, so that its
+  // addresses are one base pointer stepped by a constant stride (few registers live across the
+  // loop). Along k a tile moves by BK columns of an operand stored untransposed, by BK rows of
+  // one stored transposed.
   constexpr int kARowStep = G::kThreads / G::kAChunks, kBRowStep = G::kThreads / G::kBChunks;
-  static_assert(G::kThreads % G::kAChunks == 0 && BM % kARowStep == 0, "A copies: whole rows per pass");
-  static_assert(G::kThreads % G::kBChunks == 0 && BK % kBRowStep == 0, "B copies: whole rows per pass");
+  static_assert(G::kThreads % G::kAChunks == 0 && G::kARows % kARowStep == 0, "A copies: whole rows per pass");
+  static_assert(G::kThreads % G::kBChunks == 0 && G::kBRows % kBRowStep == 0, "B copies: whole rows per pass");
+  // Rows kARowStep apart have the same row mod 8, so the swizzled offset moves by whole rows.
+  static_assert(kARowStep % 8 == 0 && kBRowStep % 8 == 0, "copies keep the row's swizzle");
   const int a_row = tid / G::kAChunks, a_chunk = tid % G::kAChunks;
   const int b_row = tid / G::kBChunks, b_chunk = tid % G::kBChunks;
-  const T* const a_base = a + static_cast<std::int64_t>(m0 + a_row) * lda + a_chunk * 8;
-  const T* const b_base = b + static_cast<std::int64_t>(b_row) * ldb + n0 + b_chunk * 8;
+  // Fixed per thread: the untransposed A's row (m) and B^T's row (n), A^T's column (m) and B's (n).
+  const int a_fixed = (kATrans ? m0 + a_chunk * 8 : m0 + a_row), a_fixed_limit = m;
+  const int b_fixed = (kBTrans ? n0 + b_row : n0 + b_chunk * 8), b_fixed_limit = n;
+  const T* const a_base = a + (kATrans ? static_cast<std::int64_t>(a_row) * lda + m0 + a_chunk * 8
+                                       : static_cast<std::int64_t>(m0 + a_row) * lda + a_chunk * 8);
+  const T* const b_base = b + (kBTrans ? static_cast<std::int64_t>(n0 + b_row) * ldb + b_chunk * 8
+                                       : static_cast<std::int64_t>(b_row) * ldb + n0 + b_chunk * 8);
   const std::uint32_t a_store = static_cast<std::uint32_t>(swizzled<G::kAChunks>(a_row, a_chunk) * 2);
   const std::uint32_t b_store = static_cast<std::uint32_t>(swizzled<G::kBChunks>(b_row, b_chunk) * 2);
   const auto load_stage = [&](int stage, int kt) {
     const int k0 = kt * BK;
     const std::uint32_t sa = smem_addr(smem_a + stage * G::kAStage) + a_store;
     const std::uint32_t sb = smem_addr(smem_b + stage * G::kBStage) + b_store;
-    const int gc_a = k0 + a_chunk * 8, a_bytes = gc_a < k ? min(8, k - gc_a) * 2 : 0;
-    const T* src_a = a_base + k0;
+    // Per pass p: the element's k and the fixed dimension's index, each against its limit.
+    const T* src_a = a_base + (kATrans ? static_cast<std::int64_t>(k0) * lda : k0);
 #pragma unroll
-    for (int p = 0; p < BM / kARowStep; ++p) {
-      // rows a_row + p * kARowStep: the same row mod 8 (kARowStep is a multiple of 8), so the
-      // swizzled offset moves by whole rows.
-      static_assert(kARowStep % 8 == 0, "A copies keep the row's swizzle");
-      const bool ok = m0 + a_row + p * kARowStep < m && a_bytes > 0;
-      cp_async16(sa + p * kARowStep * G::kAChunks * 16, ok ? src_a : a, ok ? a_bytes : 0);
+    for (int p = 0; p < G::kARows / kARowStep; ++p) {
+      const int row_k = k0 + a_row + p * kARowStep, col_k = k0 + a_chunk * 8;
+      const bool ok = kATrans ? row_k < k && a_fixed < a_fixed_limit
+                              : a_fixed + p * kARowStep < a_fixed_limit && col_k < k;
+      cp_async16(sa + p * kARowStep * G::kAChunks * 16, ok ? src_a : a, ok ? 16 : 0);
       src_a += static_cast<std::int64_t>(kARowStep) * lda;
     }
-    const int gc_b = n0 + b_chunk * 8, b_bytes = gc_b < n ? min(8, n - gc_b) * 2 : 0;
-    const T* src_b = b_base + static_cast<std::int64_t>(k0) * ldb;
+    const T* src_b = b_base + (kBTrans ? k0 : static_cast<std::int64_t>(k0) * ldb);
 #pragma unroll
-    for (int p = 0; p < BK / kBRowStep; ++p) {
-      static_assert(kBRowStep % 8 == 0, "B copies keep the row's swizzle");
-      const bool ok = k0 + b_row + p * kBRowStep < k && b_bytes > 0;
-      cp_async16(sb + p * kBRowStep * G::kBChunks * 16, ok ? src_b : b, ok ? b_bytes : 0);
+    for (int p = 0; p < G::kBRows / kBRowStep; ++p) {
+      const int row_k = k0 + b_row + p * kBRowStep, col_k = k0 + b_chunk * 8;
+      const bool ok = kBTrans ? b_fixed + p * kBRowStep < b_fixed_limit && col_k < k
+                              : row_k < k && b_fixed < b_fixed_limit;
+      cp_async16(sb + p * kBRowStep * G::kBChunks * 16, ok ? src_b : b, ok ? 16 : 0);
       src_b += static_cast<std::int64_t>(kBRowStep) * ldb;
     }
   };
 
-  // The fragments of k-step kk of the tile in `stage`, the same matrices as mma_gemm_kernel's
-  // (rows m, chunks along k for A; the transposing load of rows k, chunks along n for B), with
-  // the lane's swizzled offsets computed once. A's chunk kk * 2 + lane / 16 swizzles to
-  // (kk * 2) ^ (lane / 16 ^ lane % 8): k-step kk XORs the byte offset with kk * 32. B's rows for
-  // k-step kk are kk * 16 rows further, the same row mod 8.
-  const std::uint32_t a_frag = static_cast<std::uint32_t>(swizzled<G::kAChunks>(warp_m0 + lane % 16, lane / 16) * 2);
-  std::uint32_t b_frag[G::kNTiles / 2];
+  // The fragments of k-step kk of the tile in `stage`, the same matrices as mma_gemm_kernel's,
+  // with the lane's swizzled offsets computed once. Where a k-step's 16 k's are two chunks of a
+  // row (A untransposed, B^T), chunk kk * 2 + bit swizzles to (kk * 2) ^ (bit ^ row % 8): k-step
+  // kk XORs the byte offset with kk * 32. Where they are 16 rows (A^T, B), k-step kk is kk * 16
+  // rows further, the same row mod 8.
+  constexpr std::uint32_t kAKStep = kATrans ? 16 * G::kAChunks * 16 : 32, kBKStep = kBTrans ? 32 : 16 * G::kBChunks * 16;
+  // Untransposed A: one offset, m tile i being i * 16 rows further (the same row mod 8).
+  std::uint32_t a_frag[kATrans ? G::kMTiles : 1], b_frag[G::kNTiles / 2];
+  if constexpr (kATrans) {
+#pragma unroll
+    for (int i = 0; i < G::kMTiles; ++i)
+      a_frag[i] = static_cast<std::uint32_t>(
+          swizzled<G::kAChunks>(lane % 8 + (lane / 16) * 8, (warp_m0 + i * 16) / 8 + (lane / 8) % 2) * 2);
+  } else {
+    a_frag[0] = static_cast<std::uint32_t>(swizzled<G::kAChunks>(warp_m0 + lane % 16, lane / 16) * 2);
+  }
 #pragma unroll
   for (int j = 0; j < G::kNTiles / 2; ++j)
     b_frag[j] = static_cast<std::uint32_t>(
-        swizzled<G::kBChunks>(lane % 8 + ((lane / 8) % 2) * 8, (warp_n0 + j * 16) / 8 + lane / 16) * 2);
+        (kBTrans ? swizzled<G::kBChunks>(warp_n0 + j * 16 + lane % 8 + (lane / 16) * 8, (lane / 8) % 2)
+                 : swizzled<G::kBChunks>(lane % 8 + ((lane / 8) % 2) * 8, (warp_n0 + j * 16) / 8 + lane / 16)) *
+        2);
   const auto load_frags = [&](std::uint32_t (&af)[G::kMTiles][4], std::uint32_t (&bf)[G::kNTiles / 2][4], int stage,
                               int kk) {
     const std::uint32_t sa = smem_addr(smem_a + stage * G::kAStage);
     const std::uint32_t sb = smem_addr(smem_b + stage * G::kBStage);
+    const auto kk_u = static_cast<std::uint32_t>(kk);
 #pragma unroll
-    for (int i = 0; i < G::kMTiles; ++i)
-      ldmatrix_x4(af[i], sa + ((a_frag ^ static_cast<std::uint32_t>(kk * 32)) + i * 16 * G::kAChunks * 16));
+    for (int i = 0; i < G::kMTiles; ++i) {
+      if constexpr (kATrans) ldmatrix_x4_trans(af[i], sa + a_frag[i] + kk_u * kAKStep);
+      else ldmatrix_x4(af[i], sa + ((a_frag[0] ^ (kk_u * kAKStep)) + i * 16 * G::kAChunks * 16));
+    }
 #pragma unroll
-    for (int j = 0; j < G::kNTiles / 2; ++j)
-      ldmatrix_x4_trans(bf[j], sb + b_frag[j] + kk * 16 * G::kBChunks * 16);
+    for (int j = 0; j < G::kNTiles / 2; ++j) {
+      if constexpr (kBTrans) ldmatrix_x4(bf[j], sb + (b_frag[j] ^ (kk_u * kBKStep)));
+      else ldmatrix_x4_trans(bf[j], sb + b_frag[j] + kk_u * kBKStep);
+    }
   };
 
   float acc[G::kMTiles][G::kNTiles][4];
@@ -460,11 +487,11 @@ __global__ void __launch_bounds__(MmaFastBounds<T, BM, BN, BK, WM, WN, STAGES>::
     }
 }
 
-template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES>
+template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans = false, bool kBTrans = false>
 cudaError_t launch_mma_gemm_fast(const T* a, const T* b, T* c, int m, int n, int k, std::int64_t lda,
                                  std::int64_t ldb, cudaStream_t stream) {
-  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES>;
-  const auto kernel = mma_gemm_fast_kernel<T, BM, BN, BK, WM, WN, STAGES>;
+  using G = MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans>;
+  const auto kernel = mma_gemm_fast_kernel<T, BM, BN, BK, WM, WN, STAGES, kATrans, kBTrans>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
