@@ -1,4 +1,4 @@
-// kbench report FILE... [--out FILE.md] [--cache cold|warm|all] [--timer events|graph|all]
+// kbench report FILE... [--format md|csv] [--out FILE] [--cache cold|warm|all] [--timer events|graph|all]
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "report/csv.hpp"
 #include "report/report.hpp"
 
 namespace kbench {
@@ -16,22 +17,24 @@ namespace {
 struct ReportOptions {
   std::vector<std::string> files;
   std::string out;
+  std::string format = "md";
   ReportFilter filter;
 };
 
 void run_report(const ReportOptions& options) {
-  // The markdown must never replace a result it was built from.
+  // The report must never replace a result it was built from.
   if (!options.out.empty())
     for (const auto& file : options.files)
       if (std::filesystem::exists(options.out) && std::filesystem::equivalent(options.out, file))
         throw UsageError("--out " + options.out + " is one of the result files read; name another file");
   std::vector<ReportInput> inputs;
   for (const auto& file : options.files) inputs.push_back({file, read_result(file)});
-  const std::string markdown = build_report(inputs, options.filter);
+  const std::string text =
+      options.format == "csv" ? records_csv(inputs, options.filter) : build_report(inputs, options.filter);
   if (options.out.empty()) {
-    std::cout << markdown;
+    std::cout << text;
   } else {
-    write_file_atomically(options.out, markdown, Overwrite::replace);
+    write_file_atomically(options.out, text, Overwrite::replace);
   }
 }
 
@@ -43,7 +46,9 @@ void add_report_command(CLI::App& app) {
       "report", "Markdown tables setting result files of one device side by side (kbench and "
                 "PyTorch runs), with speed-ups over each baseline");
   sub->add_option("files", options->files, "Result files (schema v1)")->required();
-  sub->add_option("--out", options->out, "Write the markdown to this file instead of stdout");
+  sub->add_option("--out", options->out, "Write the report to this file instead of stdout");
+  sub->add_option("--format", options->format, "md: tables (default); csv: every record as a row")
+      ->check(CLI::IsMember({"md", "csv"}));
   sub->add_option("--cache", options->filter.cache, "Show only this cache mode")
       ->check(CLI::IsMember({"cold", "warm", "all"}));
   sub->add_option("--timer", options->filter.timer, "Show only this timer")

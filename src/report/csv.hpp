@@ -1,0 +1,24 @@
+// `kbench report --format csv`: every record of the result files as one CSV row, for a
+// spreadsheet or a plotting script that should not parse JSON. A pure function of results in
+// memory, as report.hpp's tables are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace kbench {
+
+// One header line, then a row per record that passes `filter`, in file order: the file, the
+// run's experiment, device and commit, the case (op, variant, baseline, dtype, shape as
+// "MxNxK", params as "name=value;..."), cache, timer, sample count, median, quartiles, minimum,
+// GB/s, TFLOP/s, fraction of the copy roofline and the check. Fields with a comma, a quote or
+// a line break are quoted (RFC 4180); a field that a spreadsheet would read as a formula
+// (=, +, -, @ first) gets a leading apostrophe, so that a file name cannot run as one.
+std::string records_csv(const std::vector<ReportInput>& inputs, const ReportFilter& filter);
+
+// A CSV field as records_csv writes it.
+std::string csv_field(const std::string& value);
+
+}  // namespace kbench
