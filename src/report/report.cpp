@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "core/shape.hpp"
+#include "core/stats.hpp"
 #include "report/grid_report.hpp"
 #include "report/probe_report.hpp"
 #include "report/spec_report.hpp"
@@ -74,7 +75,9 @@ bool operator<(const RowKey& a, const RowKey& b) {
 }
 
 std::string cell_text(const Record& r) {
-  std::string text = format_us(r.median_us) + " us, ";
+  std::string text = format_us(r.median_us) + " us";
+  if (r.q3_us > r.q1_us) text += " (IQR " + format_us(r.q3_us - r.q1_us) + ")";
+  text += ", ";
   text += r.flops > 0 ? format("%.1f", r.tflops > 0 ? r.tflops : r.flops / r.median_us / 1e6) +
                             " TFLOP/s"
                       : format("%.0f", r.gbps > 0 ? r.gbps : r.bytes / r.median_us / 1e3) +
@@ -138,7 +141,14 @@ void require_same_device(const std::vector<ReportInput>& inputs) {
   }
 }
 
-std::string op_table(const std::string& op, const std::vector<Record>& records) {
+std::string op_table(const std::string& op, const std::vector<Record>& records, const std::vector<int>& file_of) {
+  // The file each record came from, by address: visits pair only within one run.
+  std::map<const Record*, int> origin;
+  for (std::size_t i = 0; i < records.size() && i < file_of.size(); ++i) origin[&records[i]] = file_of[i];
+  const auto same_run = [&](const Record* a, const Record* b) {
+    const auto ia = origin.find(a), ib = origin.find(b);
+    return ia != origin.end() && ib != origin.end() && ia->second == ib->second;
+  };
   // cells[row][variant]; a later record of the same cell replaces an earlier one.
   std::map<RowKey, std::map<std::string, const Record*>> cells;
   std::set<std::string> own_variants, baselines;
@@ -165,6 +175,7 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
   for (const auto& v : baselines) header.push_back(v);
   header.push_back("best");
   for (const auto& b : baselines) header.push_back("best vs " + b);
+  header.push_back("fastest");
   header.push_back("best / copy");
 
   std::string out = "## " + op + "\n\n" + table_row(header);
@@ -190,10 +201,27 @@ std::string op_table(const std::string& op, const std::vector<Record>& records) 
     row.push_back(best ? best->variant : kMissing);
     for (const auto& b : baselines) {
       const Record* base = cell(b);
-      row.push_back(best && base && std::isfinite(base->median_us)
-                        ? format("%.2f", base->median_us / best->median_us) + "x"
-                        : kMissing);
+      if (!best || !base || !std::isfinite(base->median_us)) {
+        row.push_back(kMissing);
+        continue;
+      }
+      std::string ratio = format("%.2f", base->median_us / best->median_us) + "x";
+      // Timed in the same visits of one run: the per-visit ratios' order-statistic interval.
+      if (same_run(best, base)) {
+        const PairedRatio p = paired_ratio(base->samples_us, base->sample_visits, best->samples_us, best->sample_visits);
+        if (p.visits >= 2)
+          ratio += " [" + format("%.2f", p.lo) + "-" + format("%.2f", p.hi) + ", " + format("%.0f", 100 * p.coverage) +
+                   "%]";
+      }
+      row.push_back(ratio);
     }
+    // The fastest of every variant that passed its check, baselines included.
+    const Record* fastest = nullptr;
+    for (const auto& [name, r] : variants)
+      if (r->check.passed && std::isfinite(r->median_us) && r->median_us > 0 &&
+          (!fastest || r->median_us < fastest->median_us))
+        fastest = r;
+    row.push_back(fastest ? fastest->variant : kMissing);
     row.push_back(best && best->copy_fraction > 0
                       ? format("%.0f", 100 * best->copy_fraction) + "%"
                       : kMissing);
@@ -290,8 +318,11 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   if (!inputs.empty()) out += "Device: " + device_summary(inputs.front().result.device) + "\n\n";
   out += "Shown: cache " + filter.cache + ", timer " + filter.timer +
          ". Cells: median in microseconds, then GB/s (TFLOP/s for ops that count flops). "
-         "\"best vs X\" is X's median over the best kbench variant's median: above 1 means "
-         "kbench is faster. \"best / copy\" is the best variant's fraction of the copy "
+         "IQR: the interquartile range of the samples. \"best vs X\" is X's median over the best "
+         "kbench variant's median: above 1 means kbench is faster; where the two were timed in the "
+         "same visits of one run, [lo-hi, c%] is the order-statistic interval of the per-visit "
+         "ratios with its exact coverage (75% at 3 visits, 93.75% at 5). \"fastest\" counts the "
+         "baselines too. \"best / copy\" is the best variant's fraction of the copy "
          "bandwidth measured in the same run. \"" +
          std::string(kMissing) + "\": not measured.\n\n";
 
@@ -320,7 +351,9 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   // of cells, a fit's none, a tolerance probe's untimed: their analyses say what they mean, so
   // they stand in for the tables.
   std::vector<Record> shown;
-  for (const auto& in : inputs) {
+  std::vector<int> shown_file;  // the input each shown record came from
+  for (std::size_t file = 0; file < inputs.size(); ++file) {
+    const ReportInput& in = inputs[file];
     if (analysed_experiment(in.result.experiment)) {
       out += analysis_markdown(in);
       continue;
@@ -332,7 +365,10 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
         out += "From " + in.path + ":\n\n" + rendered(in, spec_markdown, spec->at("analysis"));
     }
     for (const auto& r : in.result.records)
-      if (filter.keeps(r)) shown.push_back(r);
+      if (filter.keeps(r)) {
+        shown.push_back(r);
+        shown_file.push_back(static_cast<int>(file));
+      }
   }
   if (shown.empty() && !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [](const ReportInput& in) {
         return analysed_experiment(in.result.experiment);
@@ -342,8 +378,8 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
 
   std::set<std::string> ops;
   for (const auto& r : shown) ops.insert(r.op);
-  if (ops.erase("copy")) out += op_table("copy", shown);
-  for (const auto& op : ops) out += op_table(op, shown);
+  if (ops.erase("copy")) out += op_table("copy", shown, shown_file);
+  for (const auto& op : ops) out += op_table(op, shown, shown_file);
   return out;
 }
 

@@ -34,8 +34,11 @@ void require_same_device(const std::vector<ReportInput>& inputs);
 // where a variant has no record), then the best non-baseline variant, its speed-up over each
 // baseline (baseline median / best median: above 1 means kbench is faster) and its fraction of
 // the same run's copy bandwidth. Where two files hold the same cell, the later one is shown
-// and a note under the table says so.
-std::string op_table(const std::string& op, const std::vector<Record>& records);
+// and a note under the table says so. Each "best vs" cell also gives the order-statistic
+// interval of the per-visit ratios where both records come from one run (file_of[i]: the file
+// of records[i]; visits of two runs do not pair), and a "fastest" column names the fastest of
+// every variant, baselines included. Cells show the samples' IQR where it is not 0.
+std::string op_table(const std::string& op, const std::vector<Record>& records, const std::vector<int>& file_of = {});
 
 // The whole report: a header (files, device, dates, load warnings) and op_table for every op
 // with records that pass `filter` (copy first: it is the ceiling the others are read against).

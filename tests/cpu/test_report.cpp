@@ -89,6 +89,26 @@ TEST(ReportTable, RatioIsBaselineMedianOverBestKbenchMedian) {
   EXPECT_EQ(cell_at(table, "4096x4096", "looped"), "25.0 us, 2684 GB/s") << table;
 }
 
+// Timed in the same visits of one run, "best vs" adds the per-visit ratios' order-statistic
+// interval; records of two files never pair. "fastest" counts the baselines; cells give the IQR.
+TEST(ReportTable, PairedIntervalFastestAndIqr) {
+  Record own = make_record("looped", false, {4096, 4096}, 20);
+  Record base = make_record("cub", true, {4096, 4096}, 10);
+  own.samples_us = {19, 20, 21, 20, 22};
+  base.samples_us = {10, 10, 11, 10, 9};
+  own.sample_visits = base.sample_visits = {0, 1, 2, 3, 4};
+  own.q1_us = 19.5;
+  own.q3_us = 21;
+  const std::vector<Record> records{own, base};
+  const std::string paired = op_table("softmax", records, {0, 0});
+  // Per-visit ratios 10/19, 10/20, 11/21, 10/20, 9/22: 0.41 to 0.53, every one of the five.
+  EXPECT_EQ(cell_at(paired, "4096x4096", "best vs cub"), "0.50x [0.41-0.53, 94%]") << paired;
+  EXPECT_EQ(cell_at(paired, "4096x4096", "fastest"), "cub") << paired;
+  EXPECT_EQ(cell_at(paired, "4096x4096", "looped"), "20.0 us (IQR 1.50), 3355 GB/s") << paired;
+  const std::string apart = op_table("softmax", records, {0, 1});
+  EXPECT_EQ(cell_at(apart, "4096x4096", "best vs cub"), "0.50x") << apart;
+}
+
 TEST(ReportTable, MissingCellShowsDash) {
   const std::vector<Record> records = {
       make_record("looped", false, {4096, 4096}, 20),
@@ -219,7 +239,9 @@ TEST(ReportFixtures, KbenchAndTorchRunsMergeIntoOneTable) {
             "1.50x") << report;
   EXPECT_EQ(cell_at(report, "4x32769 | float16 | cold | events", "best vs torch.eager"), "0.80x");
   EXPECT_EQ(cell_at(report, "4x32769 | float16 | cold | events", "torch.compile"), "—");
-  EXPECT_EQ(cell_at(report, "1024x1024x1024", "best vs cublas"), "1.20x");
+  // The torch cells come from another file: never paired. kbench's gemm and cublas share the
+  // fixture's three visits: paired, at the 75% that three visits give.
+  EXPECT_EQ(cell_at(report, "1024x1024x1024", "best vs cublas"), "1.20x [1.20-1.20, 75%]");
 }
 
 TEST(ReportFixtures, FilterShowsOnlyTheChosenModes) {
