@@ -108,7 +108,8 @@ nlohmann::json settings_json(const SweepSettings& s) {
   }
   return {{"config", s.config_path}, {"description", s.description}, {"cases", cases},
           {"cache", s.caches}, {"timer", s.timers}, {"visits", s.visits}, {"samples", s.samples},
-          {"device", s.device}, {"roofline", s.roofline}, {"clock_floor", s.clock_floor}};
+          {"device", s.device}, {"roofline", s.roofline}, {"clock_floor", s.clock_floor},
+          {"until_noise", s.until.target}, {"max_visits", s.until.max_visits}, {"min_seconds", s.until.min_seconds}};
 }
 
 }  // namespace
@@ -118,7 +119,7 @@ Experiment sweep_experiment(const SweepSettings& s) {
   e.name = s.experiment;
   e.sources = {"experiments/sweep"};  // sweep.* and sweep_config.*
   e.settings = settings_json(s);
-  e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device, s.clock_floor};
+  e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device, s.clock_floor, s.until};
   e.cases = plan_cases(s);
   e.analyse = [](Result& r) {
     fill_copy_fractions(r.records);

@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/shape.hpp"
 #include "harness/runner.hpp"
+#include "harness/schedule.hpp"
 
 namespace kbench {
 
@@ -44,6 +45,7 @@ struct SweepSettings {
   int device = 0;
   double clock_floor = kDefaultClockFloor;  // harness/runner.hpp Measurement::clock_floor
   bool roofline = true;  // add copy at 2^28 float32 elements when the config has no copy case
+  StoppingRule until = {};  // harness/schedule.hpp; target 0: fixed visits x samples
 };
 
 // A config file's JSON object; UsageError (one line) when it is unreadable, not JSON or not an

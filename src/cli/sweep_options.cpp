@@ -32,6 +32,14 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
                   "Discard (and retake) a visit that begins with the SM clock below this share of the warm clock; "
                   "0 turns the check off (default 0.9)")
       ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--until-noise", o->until_noise_pct,
+                  "After the planned visits, visit again each case whose variants' per-visit medians are not yet "
+                  "known to within PCT percent (the order-statistic interval's half-width), up to --max-visits")
+      ->check(CLI::Range(0.01, 100.0));
+  sub->add_option("--max-visits", o->max_visits, "With --until-noise: the most visits a case gets (default 10x --visits)")
+      ->check(whole_in(1, kMaxVisitsOrSamples));
+  sub->add_option("--min-seconds", o->min_seconds, "With --until-noise: visit every case for at least this long")
+      ->check(CLI::Range(0.0, 86400.0));
   sub->add_flag("--no-roofline", o->no_roofline, "Do not add the copy roofline case");
   return o;
 }
@@ -126,6 +134,16 @@ SweepSettings resolve_sweep_settings(const SweepOptions& o) {
   s.device = o.device;
   s.roofline = !o.no_roofline;
   if (o.clock_floor >= 0) s.clock_floor = o.clock_floor;
+  if (o.until_noise_pct == 0 && (o.max_visits > 0 || o.min_seconds > 0))
+    throw UsageError("--max-visits and --min-seconds apply to --until-noise only");
+  if (o.until_noise_pct > 0) {
+    s.until.target = o.until_noise_pct / 100;
+    s.until.max_visits = o.max_visits > 0 ? o.max_visits : std::min(10 * s.visits, kMaxVisitsOrSamples);
+    s.until.min_seconds = o.min_seconds;
+    if (s.until.max_visits < s.visits)
+      throw UsageError("--max-visits " + std::to_string(s.until.max_visits) + " is below the planned visits (" +
+                       std::to_string(s.visits) + ")");
+  }
   return s;
 }
 

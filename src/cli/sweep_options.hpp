@@ -20,6 +20,9 @@ struct SweepOptions {
   int visits = 0, samples = 0, device = 0;
   long long seed = -1;
   double clock_floor = -1;  // < 0: the default
+  double until_noise_pct = 0;  // the stopping rule (harness/schedule.hpp): 0 off
+  int max_visits = 0;          // 0: ten times the visits
+  double min_seconds = 0;
   bool no_roofline = false;
   std::string out = "results";
 };

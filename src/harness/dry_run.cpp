@@ -122,6 +122,13 @@ std::string describe_plan(const Experiment& e, const DeviceLimits& dev, const st
                 e.cases.size(), join(how.caches).c_str(), join(how.timers).c_str(), how.visits, how.samples,
                 static_cast<unsigned long long>(how.seed));
   line(buf);
+  if (how.until.target > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "stopping rule: then more visits, up to %d a case, until every variant's per-visit medians are "
+                  "within %.2f%% (at least %.0f s of visits); the estimate below is for the planned visits",
+                  how.until.max_visits, 100 * how.until.target, how.until.min_seconds);
+    line(buf);
+  }
   std::snprintf(buf, sizeof buf, "%-44s %-5s %-6s %8s %8s %9s  %s", "case", "cache", "timer", "v x s", "samples",
                 "est_s", "variants");
   line(buf);

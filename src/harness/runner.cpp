@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <csignal>
 
@@ -163,6 +164,28 @@ void show_progress(std::size_t done, std::size_t total, const Unit& u) {
   std::fflush(stderr);
 }
 
+// What the stopping rule did: its settings, and per unit its visits and whether it settled
+// (every variant's per-visit medians within the target) or stopped at the cap.
+nlohmann::json stopping_rule_json(const std::vector<Unit>& units, const StoppingRule& rule) {
+  nlohmann::json per_unit = nlohmann::json::array();
+  int settled = 0;
+  for (const Unit& u : units) {
+    std::set<int> visits;
+    double worst = 0;
+    for (std::size_t k = 0; k < u.samples.size(); ++k) {
+      visits.insert(u.sample_visits[k].begin(), u.sample_visits[k].end());
+      worst = std::max(worst, visit_median_halfwidth(u.samples[k], u.sample_visits[k]));
+    }
+    const bool ok = worst <= rule.target;
+    settled += ok;
+    per_unit.push_back({{"case", case_label(u.c)}, {"cache", u.cache}, {"timer", u.timer},
+                        {"visits", visits.size()}, {"worst_halfwidth", std::isfinite(worst) ? nlohmann::json(worst) : nullptr},
+                        {"settled", ok}});
+  }
+  return {{"target", rule.target}, {"max_visits", rule.max_visits}, {"min_seconds", rule.min_seconds},
+          {"units", units.size()}, {"settled", settled}, {"per_unit", per_unit}};
+}
+
 // What the clock filter did: its floor, and the samples it discarded, in all and for each
 // record (a variant whose every visit began below the floor has no record; it is named here).
 nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, double warm_mhz, int attempts) {
@@ -239,7 +262,9 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   ClockFilter clock{[&visit_clock] { return visit_clock.read_mhz(); }, e.how.clock_floor * warm.sm_clock_mhz};
   const std::size_t planned = static_cast<std::size_t>(e.how.visits) * units.size();
   const std::size_t visits_done = time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress,
-                                             e.how.clock_floor > 0 ? &clock : nullptr, [] { return interrupt_signal() != 0; });
+                                             e.how.clock_floor > 0 ? &clock : nullptr, [] { return interrupt_signal() != 0; },
+                                             e.how.until.target > 0 ? &e.how.until : nullptr);
+  if (e.how.until.target > 0) result.extra["stopping_rule"] = stopping_rule_json(units, e.how.until);
   if (e.time_own && !interrupt_signal()) e.time_own(stream, result);
   if (const int sig = interrupt_signal()) {
     result.meta["incomplete"] = {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}, {"visits_done", visits_done},

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/problem.hpp"
+#include "harness/schedule.hpp"
 #include "record/result.hpp"
 
 namespace kbench {
@@ -78,6 +79,8 @@ struct Measurement {
   // samples discarded, counted and taken again (harness/units.hpp ClockFilter); 0 turns the
   // check off.
   double clock_floor = kDefaultClockFloor;
+  // More visits where the noise asks for them (harness/schedule.hpp); target 0: off.
+  StoppingRule until = {};
 };
 
 struct Experiment {

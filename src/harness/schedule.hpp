@@ -16,6 +16,18 @@ struct Visit {
   std::vector<std::size_t> variant_order;    // indices into the unit's variants
 };
 
+// The optional noise-based stopping rule (off by default: fixed visits x samples). After the
+// planned visits, a unit is settled when every variant's median is known to within `target`:
+// the relative half-width of the order-statistic interval of its per-visit medians
+// (visit_median_halfwidth; the interval's coverage is at least 93.75% from 5 visits on, 75% at
+// 3). Units not yet settled, or all units while less than `min_seconds` of visiting has passed,
+// get one more visit each, in shuffled rounds, until none is open or each has `max_visits`.
+struct StoppingRule {
+  double target = 0;       // e.g. 0.01 for 1%; 0: off
+  int max_visits = 0;      // the cap per unit (the planned visits included)
+  double min_seconds = 0;  // of visiting, before any unit may stop
+};
+
 // variants_per_unit[i] = how many variants unit i has.
 std::vector<Visit> visit_order(const std::vector<std::size_t>& variants_per_unit, int visits,
                                std::uint64_t seed);

@@ -1,14 +1,37 @@
 #include "harness/units.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
 
 #include "harness/schedule.hpp"
 #include "core/stats.hpp"
 
 namespace kbench {
 
+double visit_median_halfwidth(const std::vector<double>& samples, const std::vector<int>& visits) {
+  std::map<int, std::vector<double>> by_visit;
+  for (std::size_t i = 0; i < samples.size() && i < visits.size(); ++i) by_visit[visits[i]].push_back(samples[i]);
+  if (by_visit.size() < 2) return std::numeric_limits<double>::infinity();
+  std::vector<double> medians;
+  for (const auto& [visit, xs] : by_visit) medians.push_back(quantile(xs, 0.5));
+  const double median = quantile(medians, 0.5);
+  std::sort(medians.begin(), medians.end());
+  const RankInterval ri = median_rank_interval(medians.size());
+  const double half = (medians[medians.size() - ri.k] - medians[ri.k - 1]) / 2;
+  return median > 0 ? half / median : std::numeric_limits<double>::infinity();
+}
+
+bool unit_settled(const Unit& u, double target) {
+  for (std::size_t k = 0; k < u.samples.size(); ++k)
+    if (visit_median_halfwidth(u.samples[k], u.sample_visits[k]) > target) return false;
+  return true;
+}
+
 std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
-                       const VisitProgress& progress, const ClockFilter* clock, const std::function<bool()>& stop) {
+                       const VisitProgress& progress, const ClockFilter* clock, const std::function<bool()>& stop,
+                       const StoppingRule* rule) {
   std::vector<std::size_t> sizes;
   for (Unit& u : units) {
     sizes.push_back(u.timers.size());
@@ -17,19 +40,16 @@ std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::u
     u.sample_clock_mhz.assign(u.timers.size(), {});
     u.discarded.assign(u.timers.size(), 0);
   }
-  const std::vector<Visit> order = visit_order(sizes, visits, seed);
   std::vector<std::vector<double>> taken;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (stop && stop()) return i;
-    Unit& u = units[order[i].unit];
+  const auto run_visit = [&](Unit& u, int number, const std::vector<std::size_t>& variant_order) {
     const int attempts = clock ? std::max(clock->attempts, 1) : 1;
     for (int attempt = 0; attempt < attempts; ++attempt) {
       const double mhz = clock ? clock->read() : 0;
       // One untimed launch of each variant first: whatever the visits in between did to the
       // GPU's caches of code, pages and graphs, the timed samples find this unit's work in place.
-      for (std::size_t k : order[i].variant_order) u.timers[k]->prime();
+      for (std::size_t k : variant_order) u.timers[k]->prime();
       taken.assign(u.timers.size(), {});
-      for (std::size_t k : order[i].variant_order)
+      for (std::size_t k : variant_order)
         for (int n = 0; n < samples; ++n) taken[k].push_back(u.timers[k]->sample_us());
       if (clock && mhz < clock->floor_mhz) {
         for (std::size_t k = 0; k < taken.size(); ++k) u.discarded[k] += static_cast<int>(taken[k].size());
@@ -38,14 +58,43 @@ std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::u
       for (std::size_t k = 0; k < taken.size(); ++k)
         for (const double us : taken[k]) {
           u.samples[k].push_back(us);
-          u.sample_visits[k].push_back(order[i].number);
+          u.sample_visits[k].push_back(number);
           if (clock) u.sample_clock_mhz[k].push_back(mhz);
         }
       break;
     }
-    if (progress) progress(i + 1, order.size(), u);
+  };
+
+  const std::vector<Visit> order = visit_order(sizes, visits, seed);
+  const auto began = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (stop && stop()) return i;
+    run_visit(units[order[i].unit], order[i].number, order[i].variant_order);
+    if (progress) progress(i + 1, order.size(), units[order[i].unit]);
   }
-  return order.size();
+  std::size_t done = order.size();
+  if (!rule || rule->target <= 0) return done;
+
+  // The stopping rule: rounds of one more visit to each unit still open, shuffled as the planned
+  // visits were (from the seed and the round), until none is.
+  std::vector<int> visited(units.size(), visits);
+  for (std::uint64_t round = 1;; ++round) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    std::vector<std::size_t> open, open_sizes;
+    for (std::size_t i = 0; i < units.size(); ++i)
+      if (visited[i] < rule->max_visits && (elapsed < rule->min_seconds || !unit_settled(units[i], rule->target))) {
+        open.push_back(i);
+        open_sizes.push_back(sizes[i]);
+      }
+    if (open.empty()) return done;
+    for (const Visit& v : visit_order(open_sizes, 1, seed + round)) {
+      if (stop && stop()) return done;
+      const std::size_t unit = open[v.unit];
+      run_visit(units[unit], visited[unit]++, v.variant_order);
+      ++done;
+      if (progress) progress(done, std::max(done, order.size()), units[unit]);
+    }
+  }
 }
 
 std::vector<Record> unit_records(const Unit& u) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/problem.hpp"
+#include "harness/schedule.hpp"
 #include "harness/timers.hpp"
 #include "record/result.hpp"
 
@@ -48,13 +49,19 @@ struct ClockFilter {
 // Called after each visit with (visits done, visits in all, the unit just visited).
 using VisitProgress = std::function<void(std::size_t, std::size_t, const Unit&)>;
 
+// The relative half-width (half the interval over the median) of the order-statistic interval
+// (core/stats.hpp median_rank_interval) of the medians of each visit's samples; infinite with
+// fewer than two visits.
+double visit_median_halfwidth(const std::vector<double>& samples, const std::vector<int>& visits);
+
 // `visits` visits to every unit in an order shuffled from `seed`; in each visit the unit's
-// variants run back to back, in an order shuffled again, `samples` samples each.
-// `stop`, asked before each visit, ends the timing early (an interrupted run): the visits done
-// keep their samples. Returns the number of visits done.
+// variants run back to back, in an order shuffled again, `samples` samples each; then, with a
+// stopping rule whose target is above 0, its rounds. `stop`, asked before each visit, ends the
+// timing early (an interrupted run): the visits done keep their samples. Returns the number of
+// visits done.
 std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
                        const VisitProgress& progress = {}, const ClockFilter* clock = nullptr,
-                       const std::function<bool()>& stop = {});
+                       const std::function<bool()>& stop = {}, const StoppingRule* rule = nullptr);
 
 // One record per variant of a timed unit: every raw sample, its summary, bytes and GB/s.
 std::vector<Record> unit_records(const Unit& u);

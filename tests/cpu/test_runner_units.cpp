@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -226,6 +227,92 @@ TEST(RunnerUnits, AStopEndsTheTimingAtAVisitBoundaryAndKeepsTheVisitsDone) {
     }
   EXPECT_EQ(samples, 5u * 2 * 2);  // 5 visits x 2 variants x 2 samples
   EXPECT_EQ(time_units(e.units, 3, 2, 7), e.units.size() * 3);  // no stop: every visit
+}
+
+}  // namespace
+}  // namespace kbench
+
+namespace kbench {
+namespace {
+
+// A timer that repeats a fixed cycle of samples: a steady one (every sample 10) and a noisy
+// one (10, 13, 10, 13, ...: per-visit medians that never agree within 1%).
+class CycleTimer final : public Timer {
+ public:
+  explicit CycleTimer(std::vector<double> cycle) : cycle_(std::move(cycle)) {}
+  double sample_us() override { return cycle_[n_++ % cycle_.size()]; }
+  int launches_per_sample() const override { return 1; }
+  std::string note() const override { return "cycle"; }
+  void prime() override {}
+
+ private:
+  std::vector<double> cycle_;
+  std::size_t n_ = 0;
+};
+
+struct SteadyAndNoisy {
+  Problem p;
+  Launchable v;
+  std::vector<Unit> units;
+  SteadyAndNoisy() {
+    p.name = "copy";
+    p.bytes = [](const Case&) { return 8.0; };
+    p.flops = [](const Case&) { return 0.0; };
+    v.name = "only";
+    for (const std::vector<double>& cycle : {std::vector<double>{10}, std::vector<double>{10, 10, 13, 13, 13, 10}}) {
+      Unit u;
+      u.problem = &p;
+      u.c = Case{"copy", DType::f32, {static_cast<std::int64_t>(cycle.size())}};
+      u.cache = "cold";
+      u.timer = "events";
+      u.variants = {&v};
+      u.checks = {CheckInfo{true, 0, 1, ""}};
+      u.timers.push_back(std::make_unique<CycleTimer>(cycle));
+      units.push_back(std::move(u));
+    }
+  }
+  std::size_t visits_of(std::size_t unit) const {
+    return std::set<int>(units[unit].sample_visits[0].begin(), units[unit].sample_visits[0].end()).size();
+  }
+};
+
+TEST(StoppingRule, HalfWidthIsTheOrderStatisticIntervalOfPerVisitMedians) {
+  // Five visits of one sample each: the interval at 5 visits is the range (k = 1, 93.75%).
+  EXPECT_DOUBLE_EQ(visit_median_halfwidth({10, 11, 9, 10, 12}, {0, 1, 2, 3, 4}), (12.0 - 9.0) / 2 / 10);
+  // Samples of one visit collapse to their median first.
+  EXPECT_DOUBLE_EQ(visit_median_halfwidth({10, 30, 10, 10}, {0, 0, 0, 1}), 0.0);
+  EXPECT_TRUE(std::isinf(visit_median_halfwidth({10, 11}, {0, 0})));  // one visit: unknown
+}
+
+TEST(StoppingRule, OnlyTheNoisyUnitGetsMoreVisitsUpToTheCap) {
+  SteadyAndNoisy e;
+  const StoppingRule rule{0.01, 12, 0};
+  const std::size_t done = time_units(e.units, 3, 3, 5, {}, nullptr, {}, &rule);
+  EXPECT_EQ(e.visits_of(0), 3u) << "steady: settled after the planned visits";
+  EXPECT_EQ(e.visits_of(1), 12u) << "noisy: to the cap";
+  EXPECT_EQ(done, 3u + 12u);
+  // Visit numbers continue where the planned ones ended: 0 .. 11, three samples each.
+  std::map<int, int> per_visit;
+  for (int v : e.units[1].sample_visits[0]) ++per_visit[v];
+  EXPECT_EQ(per_visit.begin()->first, 0);
+  EXPECT_EQ(per_visit.rbegin()->first, 11);
+  for (const auto& [visit, count] : per_visit) EXPECT_EQ(count, 3);
+}
+
+TEST(StoppingRule, OffByDefaultAndAWideTargetStopsAtThePlannedVisits) {
+  SteadyAndNoisy off;
+  EXPECT_EQ(time_units(off.units, 3, 3, 5), 6u);
+  SteadyAndNoisy wide;
+  const StoppingRule rule{0.5, 12, 0};
+  EXPECT_EQ(time_units(wide.units, 3, 3, 5, {}, nullptr, {}, &rule), 6u);
+}
+
+TEST(StoppingRule, AStopRequestEndsTheRounds) {
+  SteadyAndNoisy e;
+  const StoppingRule rule{0.01, 50, 0};
+  int asked = 0;
+  const std::size_t done = time_units(e.units, 3, 3, 5, {}, nullptr, [&] { return ++asked > 8; }, &rule);
+  EXPECT_EQ(done, 8u);
 }
 
 }  // namespace
