@@ -58,14 +58,31 @@ bool better(const RegretSummary& a, const RegretSummary& b) {
   return a.mean < b.mean - kTie || (std::fabs(a.mean - b.mean) <= kTie && a.off < b.off);
 }
 
-// The candidate with the lowest mean regret on `d` (then fewest cells off; the current
-// thresholds win ties). A candidate that would choose a plan the grid did not time is skipped.
+// How many thresholds p sets differently from `now`.
+int changed_from(const RuleParams& p, const RuleParams& now) {
+  const nlohmann::json a = to_json(p), b = to_json(now);
+  int n = 0;
+  for (const auto& [name, value] : a.items()) n += value != b.at(name);
+  return n;
+}
+
+// The candidate with the lowest mean regret on `d`, then the fewest cells off, then the fewest
+// thresholds changed from the current ones: a threshold the grid cannot see (one for float32
+// in a bfloat16 grid) changes no regret, and must keep its current value rather than take the
+// first the search meets. A candidate that would choose a plan the grid did not time is skipped.
 Fitted fit_on(const GridData& d, const rows::RowRules& base, const std::vector<std::string>& held) {
   const std::vector<RuleParams> space = rule_space(base, held);
-  Fitted best{space.front(), regret_of(d.cells, chooser(with_params(base, space.front()), d.dev))};
+  const RuleParams now = space.front();
+  Fitted best{now, regret_of(d.cells, chooser(with_params(base, now), d.dev))};
+  int best_changed = 0;
   for (std::size_t i = 1; i < space.size(); ++i) {
     RegretSummary s = regret_of(d.cells, chooser(with_params(base, space[i]), d.dev));
-    if (s.untimed.empty() && better(s, best.on_fit)) best = {space[i], std::move(s)};
+    if (!s.untimed.empty()) continue;
+    const int changed = changed_from(space[i], now);
+    if (better(s, best.on_fit) || (!better(best.on_fit, s) && changed < best_changed)) {
+      best = {space[i], std::move(s)};
+      best_changed = changed;
+    }
   }
   return best;
 }

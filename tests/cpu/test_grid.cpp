@@ -202,6 +202,22 @@ TEST(Fit, ABetterRuleIsAdoptedWhenItWinsOnTheHeldOutRun) {
   EXPECT_NE(md.find("Decision: adopt"), std::string::npos) << md;
 }
 
+// The grids are bfloat16: softmax's float32-only threshold (eight_vectors_above) changes no
+// regret there, and neither do thresholds of plans its cells never reach. The fit changes only
+// what its data sees: from the current thresholds to the adopted ones, the split thresholds.
+TEST(Fit, ThresholdsTheGridCannotSeeKeepTheirCurrentValues) {
+  const Result a = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0");
+  const Result b = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1");
+  const nlohmann::json f = fit_grids(a, b, "A", "B");
+  const nlohmann::json now = to_json(params_of(rows::row_rules(kFitOp))), fitted = f["decision"]["thresholds"];
+  EXPECT_EQ(fitted["eight_vectors_above"], now["eight_vectors_above"]) << fitted.dump();
+  EXPECT_EQ(fitted["warp_max_vecs"], now["warp_max_vecs"]) << fitted.dump();
+  int changed = 0;
+  for (const auto& [name, value] : fitted.items()) changed += value != now[name];
+  EXPECT_GE(changed, 1);
+  EXPECT_LE(changed, 2) << "only the split thresholds: " << fitted.dump() << " from " << now.dump();
+}
+
 TEST(Fit, AGainWithinTheRunsOwnDifferenceIsRefused) {
   // Run A favours the split plan a little where the rule loops; run B the other way by more.
   const auto run = [](double split_factor) {
