@@ -197,14 +197,62 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
   return out;
 }
 
+RuleParams with_values(RuleParams p, const std::map<std::string, std::int64_t>& values) {
+  for (const auto& [name, v] : values) {
+    if (name == "split_below_divisor") p.split_below_divisor = static_cast<int>(v);
+    else if (name == "split_above_width") p.split_above_width = v;
+    else if (name == "split_all_sms_above_width") p.split_all_sms_above_width = v;
+    else if (name == "auto_resident_vecs") p.auto_resident_vecs = v;
+    else if (name == "chunk_8192_per_sm") p.chunk_8192_per_sm = static_cast<int>(v);
+    else if (name == "chunk_4096_per_sm") p.chunk_4096_per_sm = static_cast<int>(v);
+    else if (name == "chunk_counts_rows") p.chunk_counts_rows = v != 0;
+    else if (name == "warp_max_vecs") p.warp_max_vecs = v;
+    else if (name == "eight_vectors_above") p.eight_vectors_above = v;
+    else throw UsageError("fit: --set '" + name + "' is not a threshold the fit searches");
+  }
+  return p;
+}
+
+std::map<std::string, std::int64_t> parse_set_values(const std::vector<std::string>& texts) {
+  std::map<std::string, std::int64_t> out;
+  for (const std::string& t : texts) {
+    const auto eq = t.find('=');
+    const std::string name = t.substr(0, eq);
+    if (eq == std::string::npos || name.empty())
+      throw UsageError("fit: --set takes NAME=VALUE, e.g. warp_max_vecs=64 (got '" + t + "')");
+    validate_held({name});
+    const std::string value = t.substr(eq + 1);
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size() || v < 0 || v > (std::int64_t{1} << 40))
+      throw UsageError("fit: --set " + name + " needs a whole number from 0 to 2^40 (got '" + value + "')");
+    if (!out.emplace(name, v).second) throw UsageError("fit: --set names '" + name + "' twice");
+  }
+  return out;
+}
+
 nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
-                         const std::vector<std::string>& held) {
+                         const std::vector<std::string>& held_now, const std::map<std::string, std::int64_t>& set) {
   const GridData ga = grid_of(a, a_name), gb = grid_of(b, b_name);
   require_comparable(a, b, ga, gb);
-  const rows::RowRules& base = rows::row_rules(ga.op);
-  const RuleParams current = params_of(base);
-  const RegretSummary cur_a = regret_of(ga.cells, chooser(base, ga.dev));
-  const RegretSummary cur_b = regret_of(gb.cells, chooser(base, gb.dev));
+  const rows::RowRules& compiled = rows::row_rules(ga.op);
+  const RuleParams current = params_of(compiled);
+  // Thresholds given a value by --set are held at it: the search starts from those values, and
+  // the current rule it must beat stays the compiled one.
+  std::vector<std::string> held = held_now;
+  for (const auto& [name, value] : set) {
+    if (std::find(held.begin(), held.end(), name) != held.end())
+      throw UsageError("fit: '" + name + "' is both held at its current value and --set");
+    held.push_back(name);
+  }
+  const rows::RowRules base = with_params(compiled, with_values(current, set));
+  const RegretSummary cur_a = regret_of(ga.cells, chooser(compiled, ga.dev));
+  const RegretSummary cur_b = regret_of(gb.cells, chooser(compiled, gb.dev));
   const double noise = std::fabs(cur_a.mean - cur_b.mean);
 
   struct Direction {
@@ -250,7 +298,8 @@ nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_
                        {"b", summary_json(cur_b, false)}}},
           {"noise", noise},
           {"candidates", rule_space(base, held).size()},
-          {"held", held},
+          {"held", held_now},
+          {"set", set},
           {"a_to_b", direction_json(ab, a_name, b_name)},
           {"b_to_a", direction_json(ba, b_name, a_name)},
           {"decision", {{"adopt", adopt},
@@ -261,16 +310,17 @@ nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_
 }
 
 Result fit_result(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
-                  const std::vector<std::string>& argv, const std::vector<std::string>& held) {
+                  const std::vector<std::string>& argv, const std::vector<std::string>& held,
+                  const std::map<std::string, std::int64_t>& set) {
   Result r;
   r.experiment = "fit";
   r.meta = provenance();
   r.meta["argv"] = argv;
   r.meta["started"] = utc_now();
   r.meta["seed"] = 0;
-  r.meta["settings"] = {{"a", a_name}, {"b", b_name}, {"held", held}};
+  r.meta["settings"] = {{"a", a_name}, {"b", b_name}, {"held", held}, {"set", set}};
   r.device = a.device;
-  r.extra["fit"] = fit_grids(a, b, a_name, b_name, held);
+  r.extra["fit"] = fit_grids(a, b, a_name, b_name, held, set);
   r.manifest = {{"algorithm", "sha256"}, {"files", nlohmann::json::object()}, {"measured", nlohmann::json::object()}};
   r.meta["finished"] = utc_now();
   return r;

@@ -11,6 +11,7 @@
 // directions beat the current rule on their held-out run by more than it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,21 @@ void validate_held(const std::vector<std::string>& held);  // the UsageError abo
 // the noise, the decision and the goal. Throws UsageError (one line) when A and B cannot be
 // compared: not grids, different devices, ops, cells or timing (cache mode and timer), or the
 // same run twice.
+// `set` holds thresholds at given values instead of their current ones (kbench fit --set
+// NAME=VALUE): the search starts from them, and the rule to beat stays the compiled one, so a
+// value outside evidence suggests can be judged without editing the op's rules.
 nlohmann::json fit_grids(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
-                         const std::vector<std::string>& held = {});
+                         const std::vector<std::string>& held = {}, const std::map<std::string, std::int64_t>& set = {});
 
 // The fit's result file (schema v1, experiment "fit", no records): extra.fit = fit_grids.
 Result fit_result(const Result& a, const Result& b, const std::string& a_name, const std::string& b_name,
-                  const std::vector<std::string>& argv, const std::vector<std::string>& held = {});
+                  const std::vector<std::string>& argv, const std::vector<std::string>& held = {},
+                  const std::map<std::string, std::int64_t>& set = {});
+
+// --set's NAME=VALUE texts; UsageError (one line) for a name that is not a threshold, a value
+// that is not a whole number, or a name given twice.
+std::map<std::string, std::int64_t> parse_set_values(const std::vector<std::string>& texts);
+// p with the named thresholds set (chunk_counts_rows: 0 or not).
+RuleParams with_values(RuleParams p, const std::map<std::string, std::int64_t>& values);
 
 }  // namespace kbench

@@ -14,7 +14,7 @@ namespace kbench {
 void add_fit_command(CLI::App& app) {
   struct Options {
     std::string a, b;
-    std::vector<std::string> held;
+    std::vector<std::string> held, set;
     std::string out = "results";
   };
   auto o = std::make_shared<Options>();
@@ -27,9 +27,14 @@ void add_fit_command(CLI::App& app) {
   sub->add_option("--hold", o->held,
                   "A threshold kept at its current value, e.g. warp_max_vecs (repeatable): for what evidence from "
                   "outside the grid has settled");
+  sub->add_option("--set", o->set,
+                  "A threshold held at another value, NAME=VALUE, e.g. warp_max_vecs=64 (repeatable): the fit searches "
+                  "the rest from there and is judged against the current rule");
   sub->callback([o] {
     validate_held(o->held);  // before reading anything
-    const Result r = fit_result(read_result(o->a), read_result(o->b), o->a, o->b, process_argv(), o->held);  // throws first
+    const auto set = parse_set_values(o->set);
+    const Result r =
+        fit_result(read_result(o->a), read_result(o->b), o->a, o->b, process_argv(), o->held, set);  // throws first
     const auto path = write_result(r, std::filesystem::path(o->out) / r.experiment);
     std::printf("%s", fit_markdown(r.extra.at("fit")).c_str());
     spdlog::info("wrote {}", path.string());

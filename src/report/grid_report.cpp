@@ -62,7 +62,12 @@ std::string fit_markdown(const json& f) {
   out += "Current thresholds: " + thresholds(cur.value("thresholds", json::object())) + ".\n";
   std::string kept;
   for (const auto& k : f.value("held", json::array())) kept += (kept.empty() ? "" : ", ") + k.get<std::string>();
-  out += kept.empty() ? "\n" : "Held at their current values: " + kept + ".\n\n";
+  std::string set;
+  for (const auto& [name, value] : f.value("set", json::object()).items())
+    set += (set.empty() ? "" : ", ") + name + " = " + value.dump();
+  if (!kept.empty()) out += "Held at their current values: " + kept + ".\n";
+  if (!set.empty()) out += "Held at the values given (--set): " + set + ".\n";
+  out += "\n";
   out += "- current rule on A (" + f.value("a", "") + "): " + summary_line(cur.value("a", json::object())) + "\n";
   out += "- current rule on B (" + f.value("b", "") + "): " + summary_line(cur.value("b", json::object())) + "\n";
   out += "- noise (the current rule's A-vs-B difference in mean regret): " + percent(f.value("noise", 0.0)) + "\n\n";

@@ -299,6 +299,27 @@ namespace {
 
 // --hold keeps a threshold at its current value in every candidate; a name the fit does not
 // search is refused in one line, before any work.
+// --set holds a threshold at another value: the fitted rules carry it, the current rule to beat
+// stays the compiled one, and bad values are one-line errors.
+TEST(Fit, SetHoldsAThresholdAtAGivenValue) {
+  const Result a = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0");
+  const Result b = synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1");
+  const nlohmann::json now = to_json(params_of(rows::row_rules(kFitOp)));
+  ASSERT_NE(now["warp_max_vecs"], 64);
+  const nlohmann::json f = fit_grids(a, b, "A", "B", {}, parse_set_values({"warp_max_vecs=64"}));
+  EXPECT_EQ(f["a_to_b"]["thresholds"]["warp_max_vecs"], 64) << f["a_to_b"].dump();
+  EXPECT_EQ(f["b_to_a"]["thresholds"]["warp_max_vecs"], 64);
+  EXPECT_EQ(f["current"]["thresholds"], now);
+  EXPECT_EQ(f["set"]["warp_max_vecs"], 64);
+  EXPECT_THROW(fit_grids(a, b, "A", "B", {"warp_max_vecs"}, parse_set_values({"warp_max_vecs=64"})), UsageError);
+  for (const char* bad : {"warp_max_vecs", "warp_max=64", "warp_max_vecs=-1", "warp_max_vecs=1.5", "=3", "warp_max_vecs="})
+    EXPECT_THROW(parse_set_values({bad}), UsageError) << bad;
+  EXPECT_THROW(parse_set_values({"warp_max_vecs=64", "warp_max_vecs=32"}), UsageError);
+  const test::CommandResult o = test::run_kbench("fit a.json b.json --set warp_max_vecs=lots");
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(test::line_count(o.err), 1) << o.err;
+}
+
 TEST(Fit, HeldThresholdsKeepTheirCurrentValues) {
   const rows::RowRules& rules = rows::row_rules("softmax");
   const std::vector<RuleParams> all = rule_space(rules), held = rule_space(rules, {"warp_max_vecs"});
