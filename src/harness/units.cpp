@@ -23,11 +23,15 @@ double visit_median_halfwidth(const std::vector<double>& samples, const std::vec
   return median > 0 ? half / median : std::numeric_limits<double>::infinity();
 }
 
+namespace {
+
 bool unit_settled(const Unit& u, double target) {
   for (std::size_t k = 0; k < u.samples.size(); ++k)
     if (visit_median_halfwidth(u.samples[k], u.sample_visits[k]) > target) return false;
   return true;
 }
+
+}  // namespace
 
 std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::uint64_t seed,
                        const VisitProgress& progress, const ClockFilter* clock, const std::function<bool()>& stop,
