@@ -222,16 +222,9 @@ std::map<std::string, std::int64_t> parse_set_values(const std::vector<std::stri
       throw UsageError("fit: --set takes NAME=VALUE, e.g. warp_max_vecs=64 (got '" + t + "')");
     validate_held({name});
     const std::string value = t.substr(eq + 1);
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != value.size() || v < 0 || v > (std::int64_t{1} << 40))
-      throw UsageError("fit: --set " + name + " needs a whole number from 0 to 2^40 (got '" + value + "')");
-    if (!out.emplace(name, v).second) throw UsageError("fit: --set names '" + name + "' twice");
+    const auto v = parse_whole(value, 0, std::int64_t{1} << 40);
+    if (!v) throw UsageError("fit: --set " + name + " needs a whole number from 0 to 2^40 (got '" + value + "')");
+    if (!out.emplace(name, *v).second) throw UsageError("fit: --set names '" + name + "' twice");
   }
   return out;
 }

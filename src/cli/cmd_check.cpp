@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/sweep_options.hpp"
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "experiments/sweep.hpp"
 #include "experiments/tolerance_probe.hpp"
 
@@ -21,16 +22,9 @@ namespace {
 
 // The probe's seed count: a whole number from 1 to a million (UsageError otherwise).
 int parse_probe_seeds(const std::string& text) {
-  std::size_t used = 0;
-  long long n = 0;
-  try {
-    n = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || n <= 0 || n > 1000000)
-    throw UsageError("--tolerance-probe expects a whole number of seeds from 1 to 1000000, got '" + text + "'");
-  return static_cast<int>(n);
+  const auto n = parse_whole(text, 1, 1000000);
+  if (!n) throw UsageError("--tolerance-probe expects a whole number of seeds from 1 to 1000000, got '" + text + "'");
+  return static_cast<int>(*n);
 }
 
 // `out`: the results root, or empty for no file.

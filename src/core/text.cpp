@@ -1,6 +1,7 @@
 #include "core/text.hpp"
 
 #include <cstdio>
+#include <exception>
 #include <ctime>
 #include <random>
 
@@ -65,6 +66,18 @@ std::string format_number(const char* pattern, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, pattern, value);
   return buf;
+}
+
+std::optional<long long> parse_whole(const std::string& text, long long lo, long long hi) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size() || v < lo || v > hi) return std::nullopt;
+  return v;
 }
 
 }  // namespace kbench

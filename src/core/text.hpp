@@ -1,6 +1,7 @@
 // Small text helpers shared across layers.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,10 @@ bool is_valid_utf8(std::string_view s);
 
 // `value` through a printf pattern with one double ("%.2fx" -> "1.31x"), for tables and statements.
 std::string format_number(const char* pattern, double value);
+
+// `text` as a whole number in [lo, hi] (decimal digits, an optional sign, nothing else), or
+// nothing: "2.5", "1e3", "12abc", "" and out-of-range values are not counts.
+std::optional<long long> parse_whole(const std::string& text, long long lo, long long hi);
 
 // Six random lower-case hex digits (not reproducible: for names that must not collide).
 std::string random_hex6();
