@@ -19,6 +19,10 @@ namespace {
 // within 35% in all (foundation 114 s against 113, side_by_side_steps 78 against 117); other
 // hosts will differ more: preparation runs on the host's cores.
 constexpr double kAssumedBytesPerS = 4.0e12;
+// Ops that count flops (GEMM) are bound by them: configs/gemm.json's H200 run timed 51.2 s
+// (results/sweep/sweep-20261201T183154Z-351776.json) where bytes alone gave 16 s and this
+// gives 34 s (its exact float32 SIMT variant runs at 17-33 TFLOP/s, far under the rate assumed).
+constexpr double kAssumedFlopsPerS = 400e12;
 constexpr double kLaunchFloorUs = 0.6;
 constexpr double kEventPairUs = 2.7;
 constexpr double kHostRoundTripUs = 50;
@@ -29,7 +33,8 @@ constexpr double kPrepNsPerElement = 6;
 constexpr double kStartupS = 2;
 
 double launch_us(const MeasuredCase& mc) {
-  return std::max(mc.problem->bytes(mc.c) / kAssumedBytesPerS * 1e6, kLaunchFloorUs);
+  const double flops = mc.problem->flops ? mc.problem->flops(mc.c) : 0.0;
+  return std::max({mc.problem->bytes(mc.c) / kAssumedBytesPerS * 1e6, flops / kAssumedFlopsPerS * 1e6, kLaunchFloorUs});
 }
 
 double footprint_bytes(const MeasuredCase& mc) {
@@ -156,10 +161,11 @@ std::string describe_plan(const Experiment& e, const DeviceLimits& dev, const st
   line(buf);
   std::snprintf(buf, sizeof buf,
                 "  model: preparation %.0f ns per input/output element per pass (1 + variants); a launch = bytes at "
-                "%.1f TB/s (assumed), at least %.1f us; events sample = launch + %.1f us event pair + %.0f us host, "
+                "%.1f TB/s or flops at %.0f TFLOP/s (assumed), at least %.1f us; events sample = launch + %.1f us event pair + %.0f us host, "
                 "cold adds a flush of 2x L2; graph sample = ~%.0f us of launches + %.0f us host; plus %.0f s start-up "
                 "and 2 x %.0f ms warm-up",
-                kPrepNsPerElement, kAssumedBytesPerS / 1e12, kLaunchFloorUs, kEventPairUs, kHostRoundTripUs,
+                kPrepNsPerElement, kAssumedBytesPerS / 1e12, kAssumedFlopsPerS / 1e12, kLaunchFloorUs, kEventPairUs,
+                kHostRoundTripUs,
                 kGraphTargetUs, kHostRoundTripUs, kStartupS, kWarmupMinMs);
   line(buf);
   return out;
