@@ -31,6 +31,7 @@
 
 #include <cstdint>
 
+#include "kernels/gemm/gemm_tile.cuh"
 #include "kernels/gemm/gemm_tiles.hpp"
 
 namespace kbench::gemm {
@@ -109,19 +110,6 @@ __device__ __forceinline__ int swizzled(int row, int chunk) {
   return (row * kChunksPerRow + (chunk ^ (row & 7))) * 8;
 }
 
-template <class T>
-__device__ __forceinline__ void store_pair(T* c, std::int64_t offset, float x, float y, bool both, bool paired) {
-  if (paired) {
-    if constexpr (sizeof(T) == 2) {
-      T pair[2] = {T(x), T(y)};
-      *reinterpret_cast<std::uint32_t*>(c + offset) = *reinterpret_cast<std::uint32_t*>(pair);
-    }
-  } else {
-    c[offset] = T(x);
-    if (both) c[offset + 1] = T(y);
-  }
-}
-
 }  // namespace mma_detail
 
 template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool kATrans = false, bool kBTrans = false,
@@ -154,14 +142,10 @@ __global__ void __launch_bounds__(MmaGemm<T, BM, BN, BK, WM, WN, STAGES, kATrans
   // Grouped tile order: kGroupM rows of tiles, then the next kGroupM.
   const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
   const int pid = static_cast<int>(blockIdx.x);
-  const int per_group = kGroupM * grid_n;
-  const int first_m = (pid / per_group) * kGroupM;
-  const int group_rows = min(grid_m - first_m, kGroupM);
-  const int tile_m = first_m + (pid % per_group) % group_rows;
-  const int tile_n = (pid % per_group) / group_rows;
+  const TileCoord tile = grouped_tile(pid, grid_m, grid_n);
   if constexpr (F == Fault::skip_tile)
     if (pid == (grid_m * grid_n) / 2) return;
-  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const int m0 = tile.m * BM, n0 = tile.n * BN;
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int warp_m0 = (warp / G::kWarpsN) * WM, warp_n0 = (warp % G::kWarpsN) * WN;
@@ -321,12 +305,8 @@ __global__ void __launch_bounds__(MmaFastBounds<T, BM, BN, BK, WM, WN, STAGES>::
   // Grouped tile order, as mma_gemm_kernel's.
   const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
   const int pid = static_cast<int>(blockIdx.x);
-  const int per_group = kGroupM * grid_n;
-  const int first_m = (pid / per_group) * kGroupM;
-  const int group_rows = min(grid_m - first_m, kGroupM);
-  const int tile_m = first_m + (pid % per_group) % group_rows;
-  const int tile_n = (pid % per_group) / group_rows;
-  const int m0 = tile_m * BM, n0 = tile_n * BN;
+  const TileCoord tile = grouped_tile(pid, grid_m, grid_n);
+  const int m0 = tile.m * BM, n0 = tile.n * BN;
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int warp_m0 = (warp / G::kWarpsN) * WM, warp_n0 = (warp % G::kWarpsN) * WN;

@@ -91,11 +91,8 @@ __global__ void __launch_bounds__(Tf32Gemm<BM, BN, WM, WN, STAGES>::kThreads, 1)
 
   // Grouped tile order, as the 16-bit kernels'.
   const int grid_m = (m + BM - 1) / BM, grid_n = (n + BN - 1) / BN;
-  const int pid = static_cast<int>(blockIdx.x);
-  const int per_group = kGroupM * grid_n;
-  const int first_m = (pid / per_group) * kGroupM;
-  const int group_rows = min(grid_m - first_m, kGroupM);
-  const int m0 = (first_m + (pid % per_group) % group_rows) * BM, n0 = ((pid % per_group) / group_rows) * BN;
+  const TileCoord tile = grouped_tile(static_cast<int>(blockIdx.x), grid_m, grid_n);
+  const int m0 = tile.m * BM, n0 = tile.n * BN;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int warp_m0 = (warp / G::kWarpsN) * WM, warp_n0 = (warp % G::kWarpsN) * WN;
   const int g = lane / 4, t = lane % 4;
