@@ -25,6 +25,8 @@
 # flags go in KBENCH_RUN_FLAGS; NCU_CHECK=1 sets the cupti timer against Nsight Compute;
 # MMA_CEILING=1 measures mma.sync's own rate (scripts/mma_ceiling.cu); NCU_PROFILE profiles
 # chosen variants with Nsight Compute (below);
+# SASS=1 prints the SASS instruction mix of the gemm objects (HGMMA: wgmma on the fast path);
+# STEP_TIMEOUT_S kills any step that runs longer (a hung kernel costs one step, not the call);
 # PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run (a
 # ctest -R regex; GPU_TEST_LABEL=gpu leaves the CPU tests out, CI runs them) and
 # SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
@@ -64,8 +66,13 @@ step() {
   shift
   local log
   log=$(mktemp)
-  "$@" >"$log" 2>&1
+  if [ -n "${STEP_TIMEOUT_S:-}" ] && [ "$(type -t "$1")" = file ]; then  # timeout runs programs, not functions
+    timeout --kill-after=10 "$STEP_TIMEOUT_S" "$@" >"$log" 2>&1
+  else
+    "$@" >"$log" 2>&1
+  fi
   local rc=$?
+  [ $rc = 124 ] && echo "step $name: killed after STEP_TIMEOUT_S=$STEP_TIMEOUT_S s" >>"$log"
   { echo "=== $name (rc=$rc, $(( $(date +%s) - start )) s)"; tail -c 4000000 "$log"; } >>"$SESSION_LOG"
   STEP_LOG=$log
   return $rc
@@ -162,8 +169,8 @@ for spec in ${NCU_PROFILE:-}; do
   echo "ncu $spec: rc=$? after $(( $(date +%s) - start )) s"
   grep -vE "^==PROF==|^\[" "$STEP_LOG" | grep -E "Throughput|Duration|Busy|Issue|Stall|Warp Cycles|Registers|Occupancy|Bank|Hit Rate|Elapsed|Eligible|Active Warps|Shared Memory" | head -60
 done
-if [ -n "${NCU_PROFILE:-}" ]; then
-  for o in $(find $build -name 'gemm_mma.cu.o' -o -name 'gemm_tf32.cu.o'); do
+if [ -n "${NCU_PROFILE:-}${SASS:-}" ]; then
+  for o in $(find $build -name 'gemm_mma.cu.o' -o -name 'gemm_tf32.cu.o' -o -name 'gemm_wgmma.cu.o'); do
     echo "SASS mix of $o:"
     cuobjdump -sass "$o" | grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z][A-Z0-9_]*' | awk '{print $2}' | sort | uniq -c |
       sort -rn | head -15

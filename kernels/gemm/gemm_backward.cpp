@@ -2,6 +2,8 @@
 //   mma          both gradients through the tensor-core template at 128x128 tiles, the
 //                transposed operand read where it lies (dA: B as B^T; dB: A as A^T), 16-bit
 //                with rows on 16-byte boundaries; each gradient one launch, no atomics
+//   wgmma        the same two products through the Hopper kernel at 128x256 (kWgmmaConfigs[0]),
+//                the transposes as the operands' major order; sm_90 devices only
 //   cublas, cublas_best: the same two products through cublasLt with TRANSA / TRANSB
 #include <string>
 
@@ -22,6 +24,15 @@ std::string backward_problem(const Case& c) {
   if (c.shape[2] < 1) return "K must be at least 1 (there is no gradient of an empty product)";
   if (!wants_da(c) && !wants_db(c)) return "neither gradient asked for (da = db = 0)";
   return {};
+}
+
+// What the tensor-core variants (mma, wgmma) need beyond the op: 16-bit rows of whole 16-byte
+// chunks (dC's and B's rows are N long, A's K long), for cp.async and TMA alike.
+std::string tensor_core_problem(const Case& c) {
+  if (std::string why = backward_problem(c); !why.empty()) return why;
+  if (c.dtype == DType::f32) return std::string("float32 runs on the cuBLAS variants");
+  if (n_of(c) % 8 != 0 || k_of(c) % 8 != 0) return std::string("N and K must be multiples of 8 (16-byte rows)");
+  return std::string();
 }
 
 // The tensors of a launch, by what they are: dC first, then B and A as the flags add them.
@@ -63,14 +74,19 @@ void register_gemm_backward(Registry& r) {
                                if (t.da) launch_mma_layout(*t.dc, false, *t.b, true, *t.da, x.stream);
                                if (t.db) launch_mma_layout(*t.a, true, *t.dc, false, *t.db, x.stream);
                              });
-  mma.unsupported = [](const Case& c) {
-    if (std::string why = backward_problem(c); !why.empty()) return why;
-    if (c.dtype == DType::f32) return std::string("float32 runs on the cuBLAS variants");
-    // Rows of dC and B are N long, rows of A K long: whole 16-byte chunks for cp.async.
-    if (n_of(c) % 8 != 0 || k_of(c) % 8 != 0) return std::string("N and K must be multiples of 8 (16-byte rows)");
-    return std::string();
-  };
+  mma.unsupported = tensor_core_problem;
   r.add_variant(mma);
+  Variant wgmma = make_variant("gemm_backward", "wgmma", "dA = dC.B^T, dB = A^T.dC: the Hopper kernel 128x256, transposes as major order",
+                               [](const LaunchArgs& x) {
+                                 const Tensors t = tensors_of(x);
+                                 if (t.da) launch_wgmma_layout(0, *t.dc, false, *t.b, true, *t.da, x.stream);
+                                 if (t.db) launch_wgmma_layout(0, *t.a, true, *t.dc, false, *t.db, x.stream);
+                               });
+  wgmma.unsupported = [](const Case& c) {
+    if (std::string why = tensor_core_problem(c); !why.empty()) return why;
+    return hopper_problem();
+  };
+  r.add_variant(wgmma);
   r.add_variant(cublas_backward("cublas", "cublasLt, the default heuristic's first algorithm, per gradient", CublasPick::first));
   r.add_variant(cublas_backward("cublas_best", "cublasLt, the fastest of its top 16 candidates, per gradient", CublasPick::best));
 }

@@ -5,8 +5,11 @@
 //                  held to tf32's tolerance, as its name says (tf32_<BM>x<BN>: each of
 //                  kTf32Configs, the first being tf32's own)
 //   mma_<BM>x<BN>  the tensor-core kernel at one tile configuration (kTileConfigs), 16-bit
-//   auto           the tensor-core kernel at the configuration the autotuner chose for the
-//                  case's (device, dtype, M/N/K power-of-two bucket), recorded in the plan
+//   wgmma_<BM>x<BN> the Hopper kernel (wgmma, TMA, warp specialisation) at one configuration
+//                  (kWgmmaConfigs), 16-bit, sm_90 devices only
+//   auto           the configuration the autotuner chose for the case's (device, dtype,
+//                  M/N/K power-of-two bucket) among the mma.sync tiles and, on sm_90 devices,
+//                  the wgmma ones: the plan choosing by device; recorded in the plan
 //   cublas, cublas_best, cublas_tf32, cublas_best_tf32: cublasLt (gemm_cublas.hpp)
 #include <cuda_runtime_api.h>
 
@@ -37,22 +40,39 @@ Unsupported needs(bool sixteen_bit, bool float32) {
   };
 }
 
+std::string wgmma_plan(const WgmmaConfig& w, const std::string& path) {
+  return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": 64, \"stages\": " +
+         std::to_string(w.stages) + ", \"consumer_warpgroups\": 2, \"grid\": \"persistent\", \"group_m\": " +
+         std::to_string(kGroupM) + "}";
+}
+
+// The contiguous operands of a case, as the harness allocates them: the path launch_wgmma takes.
+std::string wgmma_case_path(const Case& c) { return k_of(c) > 0 && mma_path(c) == "mma" ? "wgmma" : "simt"; }
+
 std::string tile_plan(const TileConfig& t, const std::string& path) {
   return "{\"path\": \"" + path + "\", \"tile\": \"" + t.name() + "\", \"bk\": " + std::to_string(t.bk) +
          ", \"warp\": \"" + std::to_string(t.wm) + "x" + std::to_string(t.wn) + "\", \"stages\": " +
          std::to_string(t.stages) + ", \"group_m\": " + std::to_string(kGroupM) + "}";
 }
 
-// One launch of configuration i on the case's buffers, timed by an event pair after a launch
-// that warms it; -1 when it cannot run.
+// auto's candidates: kTileConfigs, then on sm_90 devices kWgmmaConfigs (index - kTileConfigs.size()).
+std::size_t auto_candidates() { return kTileConfigs.size() + (hopper_problem().empty() ? kWgmmaConfigs.size() : 0); }
+
+void launch_candidate(std::size_t i, const LaunchArgs& x) {
+  if (i < kTileConfigs.size()) launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+  else launch_wgmma(i - kTileConfigs.size(), x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+}
+
+// One launch of candidate i on the case's buffers, timed by an event pair after a launch that
+// warms it; -1 when it cannot run.
 double time_config(std::size_t i, const LaunchArgs& x) {
   try {
-    launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+    launch_candidate(i, x);
     cudaEvent_t start, stop;
     KB_CUDA(cudaEventCreate(&start));
     KB_CUDA(cudaEventCreate(&stop));
     KB_CUDA(cudaEventRecord(start, x.stream));
-    launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+    launch_candidate(i, x);
     KB_CUDA(cudaEventRecord(stop, x.stream));
     KB_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
@@ -78,9 +98,9 @@ void launch_auto(const LaunchArgs& x) {
   if (mma_path(a, b) != "mma") return launch_simt(a, b, c, x.stream);
   check_gemm(a, b, c);
   const TuneKey key = tune_key(current_device(), a.dtype, c.rows, c.cols, a.cols);
-  const TuneChoice choice = gemm_autotuner().choose(key, kTileConfigs.size(), {c.rows, c.cols, a.cols},
+  const TuneChoice choice = gemm_autotuner().choose(key, auto_candidates(), {c.rows, c.cols, a.cols},
                                                     [&](std::size_t i) { return time_config(i, x); });
-  launch_mma(choice.config, a, b, c, x.stream);
+  launch_candidate(choice.config, x);
 }
 
 std::string auto_plan(const Case& c) {
@@ -90,7 +110,9 @@ std::string auto_plan(const Case& c) {
   const TuneKey key = tune_key(device, c.dtype, m_of(c), n_of(c), k_of(c));
   TuneChoice choice;
   if (!gemm_autotuner().find(key, choice)) return "";
-  std::string plan = tile_plan(kTileConfigs[choice.config], "mma");
+  std::string plan = choice.config < kTileConfigs.size()
+                         ? tile_plan(kTileConfigs[choice.config], "mma")
+                         : wgmma_plan(kWgmmaConfigs[choice.config - kTileConfigs.size()], wgmma_case_path(c));
   plan.pop_back();
   return plan + ", \"bucket\": [" + std::to_string(key.bucket[0]) + ", " + std::to_string(key.bucket[1]) + ", " +
          std::to_string(key.bucket[2]) + "], \"tuned_on\": [" + std::to_string(choice.tuned_on[0]) + ", " +
@@ -145,7 +167,21 @@ void register_gemm(Registry& r) {
     r.add_variant(v);
   }
 
-  Variant tuned = make_variant("gemm", "auto", "mma.sync at the tile the autotuner chose for the M/N/K bucket",
+  for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) {
+    const WgmmaConfig w = kWgmmaConfigs[i];
+    Variant v = make_variant("gemm", "wgmma_" + w.name(),
+                             "Hopper: wgmma from TMA-loaded, 128-byte-swizzled stages (" + std::to_string(w.stages) +
+                                 "), a producer and two consumer warpgroups, persistent grid",
+                             [i](const LaunchArgs& x) { launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
+    v.unsupported = [](const Case& c) {
+      if (std::string why = needs(true, false)(c); !why.empty()) return why;
+      return hopper_problem();
+    };
+    v.plan = [w](const Case& c) { return wgmma_plan(w, wgmma_case_path(c)); };
+    r.add_variant(v);
+  }
+
+  Variant tuned = make_variant("gemm", "auto", "the tile the autotuner chose for the M/N/K bucket (mma.sync, and wgmma on sm_90)",
                                launch_auto);
   tuned.unsupported = needs(true, false);
   tuned.plan = auto_plan;

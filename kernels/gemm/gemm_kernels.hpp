@@ -32,6 +32,21 @@ inline constexpr std::size_t kBackwardConfig = 11;
 void launch_mma_layout(const DeviceTensor& a, bool a_transposed, const DeviceTensor& b, bool b_transposed,
                        const DeviceTensor& c, cudaStream_t stream);
 
+// C = A.B with the Hopper kernel (gemm_wgmma.cu: wgmma, TMA, warp specialisation) at
+// kWgmmaConfigs[index], 16-bit dtypes on an sm_90 device (else std::invalid_argument, with
+// hopper_problem's reason). Operands TMA cannot describe (rows not 16-byte aligned) and K = 0 go
+// to launch_simt; wgmma_path says which.
+void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
+                  cudaStream_t stream);
+// The same with A given as A^T ([K, M] rows) and/or B as B^T ([N, K] rows), for the backward;
+// transposed operands must have aligned rows (there is no transposed SIMT path); K = 0 zeroes C.
+void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transposed, const DeviceTensor& b,
+                         bool b_transposed, const DeviceTensor& c, cudaStream_t stream);
+// "wgmma" or "simt": the path launch_wgmma takes for these operands and inner dimension.
+std::string wgmma_path(const DeviceTensor& a, const DeviceTensor& b, std::int64_t k);
+// Why this process's device cannot run the wgmma kernels (empty when it can); asked once.
+std::string hopper_problem();
+
 // C = A.B in float32 FMAs, any dtype and alignment (guarded element loads): the exact float32
 // path, and the fallback of the tensor-core kernels.
 void launch_simt(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);

@@ -43,12 +43,16 @@ int check_all(const Case& c, const InputTweak& tweak = {}) {
   return ran;
 }
 
-// What check_all runs for a dtype: the variants' support depends on the dtype alone.
-// 16-bit: simt, every tile configuration, auto, cublas, cublas_best; float32: simt, tf32, one
-// tf32_<tile> per tf32 configuration and the four cuBLAS variants.
+// The wgmma variants where the device runs them (sm_90), else none.
+int hopper_variants() { return gemm::hopper_problem().empty() ? static_cast<int>(gemm::kWgmmaConfigs.size()) : 0; }
+
+// What check_all runs for a dtype: the variants' support depends on the dtype (and device) alone.
+// 16-bit: simt, every tile configuration, each wgmma configuration on sm_90, auto, cublas,
+// cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration and the four cuBLAS
+// variants.
 int variants_for(DType t) {
   return t == DType::f32 ? 6 + static_cast<int>(gemm::kTf32Configs.size())
-                         : static_cast<int>(gemm::kTileConfigs.size()) + 4;
+                         : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants() + 4;
 }
 
 TEST(GemmGpu, EveryVariantOnRaggedAndSquareShapes) {

@@ -5,6 +5,7 @@
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/all_ops.hpp"
+#include "kernels/gemm/gemm_kernels.hpp"
 
 namespace kbench {
 namespace {
@@ -27,7 +28,9 @@ TEST(GemmBackwardGpu, EveryVariantWithEachGradientSwitchedOff) {
           EXPECT_TRUE(info.passed) << case_label(c) << " " << v->name << ": " << info.detail;
           ++ran;
         }
-        EXPECT_EQ(ran, t == DType::f32 ? 2 : 3) << case_label(c);
+        // cublas, cublas_best; mma for 16-bit; wgmma too on sm_90.
+        const int hopper = gemm::hopper_problem().empty() ? 1 : 0;
+        EXPECT_EQ(ran, t == DType::f32 ? 2 : 3 + hopper) << case_label(c);
       }
 }
 
@@ -55,10 +58,12 @@ TEST(GemmStepGpu, EveryVariantWithAndWithoutEachGradient) {
           EXPECT_TRUE(info.passed) << case_label(c) << " " << v->name << ": " << info.detail;
           ++ran;
         }
-        // cublas and cublas_best always; auto where its parts take the case: 16-bit, and rows of
-        // N and K whole 16-byte chunks for the mma backward (not 127x255x65).
+        // cublas and cublas_best always; auto (and wgmma on sm_90) where its parts take the case:
+        // 16-bit, and rows of N and K whole 16-byte chunks for the tensor-core backward (not
+        // 127x255x65).
         const bool mma = t != DType::f32 && s[1] % 8 == 0 && s[2] % 8 == 0;
-        EXPECT_EQ(ran, mma ? 3 : 2) << case_label(c);
+        const int hopper = gemm::hopper_problem().empty() ? 1 : 0;
+        EXPECT_EQ(ran, mma ? 3 + hopper : 2) << case_label(c);
       }
 }
 

@@ -1,22 +1,36 @@
-// The tensor-core kernel template with transposed operands (gemm_mma.cuh kATrans, kBTrans):
-// A given as A^T [K, M] rows, B as B^T [N, K] rows, read through their strides, as a backward
-// pass reads them. Small integers make every product and sum exact in float16 and float32, so
-// C must equal the host's product exactly; the tiles are ragged in M, N and K.
+// The tensor-core kernel templates with transposed operands (gemm_mma.cuh kATrans, kBTrans;
+// gemm_wgmma.cuh kAMajorM, !kBMajorN): A given as A^T [K, M] rows, B as B^T [N, K] rows, read
+// through their strides, as a backward pass reads them. Small integers make every product and
+// sum exact in float16 and float32, so C must equal the host's product exactly; the tiles are
+// ragged in M, N and K.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/device_buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "gpu_test.hpp"
+#include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/gemm_mma.cuh"
+#include "kernels/gemm/gemm_wgmma.cuh"
 
 namespace kbench::gemm {
 namespace {
 
+// The mma kernel at one tile shape and layout, as expect_exact's launcher.
 template <bool kATrans, bool kBTrans, int BM, int BN, int WM, int WN>
-void expect_exact(int m, int n, int k, int pad) {
+auto mma(int m, int n, int k) {
+  return [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
+    return launch_mma_gemm<__half, BM, BN, 64, WM, WN, 3, kATrans, kBTrans>(a, b, c, m, n, k, lda, ldb, nullptr);
+  };
+}
+
+// launch(a, lda, b, ldb, c) computes C [m, n] from the operands as stored.
+template <bool kATrans, bool kBTrans, class Launch>
+void expect_exact(int m, int n, int k, int pad, const char* what, Launch launch) {
   // Stored shapes: A [m, k] or A^T [k, m]; B [k, n] or B^T [n, k]; each row padded by `pad`.
   const int a_rows = kATrans ? k : m, a_cols = kATrans ? m : k, b_rows = kBTrans ? n : k, b_cols = kBTrans ? k : n;
   const int lda = a_cols + pad, ldb = b_cols + pad;
@@ -36,9 +50,8 @@ void expect_exact(int m, int n, int k, int pad) {
   KB_CUDA(cudaMemcpy(da.get(), ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
   KB_CUDA(cudaMemcpy(db.get(), hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
   KB_CUDA(cudaMemset(dc.get(), 0xFF, dc.size()));
-  KB_CUDA((launch_mma_gemm<__half, BM, BN, 64, WM, WN, 3, kATrans, kBTrans>(
-      static_cast<const __half*>(da.get()), static_cast<const __half*>(db.get()), static_cast<__half*>(dc.get()), m, n,
-      k, lda, ldb, nullptr)));
+  KB_CUDA(launch(static_cast<const __half*>(da.get()), lda, static_cast<const __half*>(db.get()), ldb,
+                 static_cast<__half*>(dc.get())));
   std::vector<std::uint16_t> got(static_cast<std::size_t>(m) * n);
   KB_CUDA(cudaMemcpy(got.data(), dc.get(), got.size() * 2, cudaMemcpyDeviceToHost));
   int bad = 0;
@@ -48,7 +61,7 @@ void expect_exact(int m, int n, int k, int pad) {
       for (int q = 0; q < k; ++q) ref += av[static_cast<std::size_t>(i) * k + q] * bv[static_cast<std::size_t>(q) * n + j];
       const double v = half_bits_to_float(got[static_cast<std::size_t>(i) * n + j]);
       if (v != ref && bad++ < 3)
-        ADD_FAILURE() << "A^T " << kATrans << " B^T " << kBTrans << " " << m << "x" << n << "x" << k << " at (" << i
+        ADD_FAILURE() << what << " A^T " << kATrans << " B^T " << kBTrans << " " << m << "x" << n << "x" << k << " at (" << i
                       << ", " << j << "): " << v << ", expected " << ref;
     }
   EXPECT_EQ(bad, 0);
@@ -58,13 +71,53 @@ TEST(GemmGpu, TransposedOperandsThroughStrides) {
   KB_REQUIRE_GPU();
   // M, N and K multiples of 8 (every stored row 16-byte aligned), none a multiple of the tiles.
   for (const int pad : {0, 8}) {
-    expect_exact<false, false, 128, 128, 64, 64>(136, 72, 88, pad);
-    expect_exact<true, false, 128, 128, 64, 64>(136, 72, 88, pad);
-    expect_exact<false, true, 128, 128, 64, 64>(136, 72, 88, pad);
-    expect_exact<true, true, 128, 128, 64, 64>(136, 72, 88, pad);
-    expect_exact<true, false, 64, 64, 32, 32>(200, 136, 264, pad);
-    expect_exact<false, true, 64, 64, 32, 32>(200, 136, 264, pad);
+    expect_exact<false, false>(136, 72, 88, pad, "mma 128x128", mma<false, false, 128, 128, 64, 64>(136, 72, 88));
+    expect_exact<true, false>(136, 72, 88, pad, "mma 128x128", mma<true, false, 128, 128, 64, 64>(136, 72, 88));
+    expect_exact<false, true>(136, 72, 88, pad, "mma 128x128", mma<false, true, 128, 128, 64, 64>(136, 72, 88));
+    expect_exact<true, true>(136, 72, 88, pad, "mma 128x128", mma<true, true, 128, 128, 64, 64>(136, 72, 88));
+    expect_exact<true, false>(200, 136, 264, pad, "mma 64x64", mma<true, false, 64, 64, 32, 32>(200, 136, 264));
+    expect_exact<false, true>(200, 136, 264, pad, "mma 64x64", mma<false, true, 64, 64, 32, 32>(200, 136, 264));
   }
+}
+
+// The Hopper kernel in its four layouts at each tile width, on a grid of `blocks` persistent
+// blocks: 3 makes each block walk several tiles and the stage ring wrap within and across them
+// (K = 264 is five k-tiles, ragged); 132 gives every tile its own block.
+template <bool kATrans, bool kBTrans, int BN, int STAGES>
+void expect_wgmma_exact(int m, int n, int k, int pad, int blocks) {
+  expect_exact<kATrans, kBTrans>(m, n, k, pad, "wgmma", [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
+    return launch_wgmma_gemm<__half, BN, STAGES, kATrans, !kBTrans>(a, lda, b, ldb, c, m, n, k, blocks, nullptr);
+  });
+}
+
+template <int BN, int STAGES>
+void expect_wgmma_layouts(int pad, int blocks) {
+  expect_wgmma_exact<false, false, BN, STAGES>(200, 328, 264, pad, blocks);
+  expect_wgmma_exact<true, false, BN, STAGES>(200, 328, 264, pad, blocks);
+  expect_wgmma_exact<false, true, BN, STAGES>(200, 328, 264, pad, blocks);
+  expect_wgmma_exact<true, true, BN, STAGES>(200, 328, 264, pad, blocks);
+  expect_wgmma_exact<false, false, BN, STAGES>(136, 72, 88, pad, blocks);  // below one tile in M and N
+}
+
+TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
+  KB_REQUIRE_GPU();
+  if (std::string why = hopper_problem(); !why.empty()) {  // elsewhere the launcher must refuse
+    const DeviceTensor t{nullptr, DType::f16, 64, 64, 64};
+    try {
+      launch_wgmma(0, t, t, t, nullptr);
+      ADD_FAILURE() << "launch_wgmma ran where " << why;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("sm_90"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  static_assert(kWgmmaConfigs.size() == 3, "one line below per configuration");
+  for (const int pad : {0, 8})
+    for (const int blocks : {3, 132}) {
+      expect_wgmma_layouts<kWgmmaConfigs[0].bn, kWgmmaConfigs[0].stages>(pad, blocks);
+      expect_wgmma_layouts<kWgmmaConfigs[1].bn, kWgmmaConfigs[1].stages>(pad, blocks);
+      expect_wgmma_layouts<kWgmmaConfigs[2].bn, kWgmmaConfigs[2].stages>(pad, blocks);
+    }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
-// Negative controls for gemm's oracle check: the tensor-core kernel template of gemm_mma.cuh
-// instantiated here, in the test binary only, with one defect each (gemm::Fault):
-//   - half_accumulator: float16 partial sums (mma .f16 accumulators), on the 2050 case;
+// Negative controls for gemm's oracle check: the tensor-core kernel templates of gemm_mma.cuh
+// and (on sm_90) gemm_wgmma.cuh instantiated here, in the test binary only, with one defect
+// each (gemm::Fault):
+//   - half_accumulator: float16 partial sums (mma .f16 accumulators; wgmma's rounded to float16
+//     after every k16 step), on the 2050 case;
 //   - drop_k_tail: the last, partial K tile is never loaded (K = 200, BK = 64);
 //   - skip_tile: one block of the grid returns without writing its tile.
 // Each must fail the check, and the same instantiation without the defect must pass the same
@@ -12,48 +14,64 @@
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/all_ops.hpp"
+#include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/gemm_mma.cuh"
+#include "kernels/gemm/gemm_wgmma.cuh"
 
 namespace kbench::gemm {
 namespace {
 
-template <Fault F>
+enum class Kernel { mma, wgmma };
+
+template <Kernel K, Fault F>
 Launchable control() {
   Launchable v;
   v.name = "control";
   v.launch = [](const LaunchArgs& x) {
     const DeviceTensor &a = x.inputs[0], &b = x.inputs[1], &c = x.outputs[0];
-    KB_CUDA((launch_mma_gemm<__half, 64, 64, 64, 32, 32, 3, false, false, F>(
-        a.as<const __half>(), b.as<const __half>(), c.as<__half>(), static_cast<int>(c.rows),
-        static_cast<int>(c.cols), static_cast<int>(a.cols), a.row_stride, b.row_stride, x.stream)));
+    const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), k = static_cast<int>(a.cols);
+    if constexpr (K == Kernel::mma)
+      KB_CUDA((launch_mma_gemm<__half, 64, 64, 64, 32, 32, 3, false, false, F>(
+          a.as<const __half>(), b.as<const __half>(), c.as<__half>(), m, n, k, a.row_stride, b.row_stride, x.stream)));
+    else  // 128 x 128 tiles, so that the skipped-tile case has several
+      KB_CUDA((launch_wgmma_gemm<__half, 128, 4, false, true, F>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
+                                                                b.row_stride, c.as<__half>(), m, n, k, 132, x.stream)));
   };
   return v;
 }
 
+template <Kernel K>
 void expect_caught(const Launchable& broken, const Case& c, const InputTweak& tweak, const char* what) {
   const Op& op = registry().op("gemm");
   Rng rng(21);
   const PreparedCase pc = prepare_case(op, c, rng, tweak);
-  const CheckInfo intact = check_variant(pc, control<Fault::none>(), nullptr);
+  const CheckInfo intact = check_variant(pc, control<K, Fault::none>(), nullptr);
   EXPECT_TRUE(intact.passed) << what << ", intact: " << intact.detail;
   const CheckInfo info = check_variant(pc, broken, nullptr);
   EXPECT_FALSE(info.passed) << what << ": the broken kernel passed";
 }
 
+// Each defect on both kernels (the wgmma one where the device runs it).
+template <Fault F>
+void expect_caught_everywhere(const Case& c, const InputTweak& tweak, const char* what) {
+  expect_caught<Kernel::mma>(control<Kernel::mma, F>(), c, tweak, what);
+  if (hopper_problem().empty()) expect_caught<Kernel::wgmma>(control<Kernel::wgmma, F>(), c, tweak, what);
+}
+
 TEST(GemmGpu, CheckerRejectsAHalfAccumulator) {
   KB_REQUIRE_GPU();
-  expect_caught(control<Fault::half_accumulator>(), Case{"gemm", DType::f16, {64, 64, 48}}, test::fill_2050,
-                "float16 accumulator");
+  expect_caught_everywhere<Fault::half_accumulator>(Case{"gemm", DType::f16, {64, 64, 48}}, test::fill_2050,
+                                                    "float16 accumulator");
 }
 
 TEST(GemmGpu, CheckerRejectsADroppedKTail) {
   KB_REQUIRE_GPU();
-  expect_caught(control<Fault::drop_k_tail>(), Case{"gemm", DType::f16, {96, 136, 200}}, {}, "dropped K tail");
+  expect_caught_everywhere<Fault::drop_k_tail>(Case{"gemm", DType::f16, {96, 136, 200}}, {}, "dropped K tail");
 }
 
 TEST(GemmGpu, CheckerRejectsASkippedTile) {
   KB_REQUIRE_GPU();
-  expect_caught(control<Fault::skip_tile>(), Case{"gemm", DType::f16, {192, 192, 128}}, {}, "skipped tile");
+  expect_caught_everywhere<Fault::skip_tile>(Case{"gemm", DType::f16, {192, 192, 128}}, {}, "skipped tile");
 }
 
 }  // namespace

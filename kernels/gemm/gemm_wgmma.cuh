@@ -1,0 +1,235 @@
+// The Hopper GEMM kernel template (sm_90a): C [M, N] = A [M, K] . B [K, N] for float16 and
+// bfloat16, float32 accumulators, C rounded once to the dtype. gemm_wgmma.cu instantiates it
+// and builds its tensor maps; gemm_mma.cuh is the sm_80 kernel it stands beside.
+//
+// A block of three warpgroups owns a 128 x BN tile at a time and walks K in steps of 64:
+//   - warpgroup 0, the producer, hands most of its registers back (setmaxnreg) and one of its
+//     threads issues TMA loads of A's [128, 64] and B's [64, BN] tiles into a ring of STAGES
+//     shared-memory stages, each stage's arrival counted in bytes on its `full` mbarrier;
+//   - warpgroups 1 and 2, the consumers, take the registers and each computes 64 rows of the
+//     tile with wgmma m64nBNk16 (four per stage) straight from shared memory, accumulating in
+//     float32 registers. Each consumer keeps one stage's wgmmas in flight while it issues the
+//     next and frees a stage on its `empty` mbarrier once the wgmmas that read it are done;
+//   - the grid is persistent (one block per multiprocessor, tiles in grouped order, strided by
+//     the grid), so the producer loads the next tile's stages while the consumers store the last.
+// The epilogue writes each consumer's accumulators straight from registers, bounds-checked.
+//
+// Shared memory takes the 128-byte swizzle that TMA writes and wgmma reads: an operand whose
+// contiguous dimension is K (K-major: A as given, B^T) is a [rows][64] box of 128-byte rows; one
+// whose contiguous dimension is M or N (B as given, A^T) is a set of [64 k][64] boxes, one per 64
+// columns of M or N. Either way 64 rows or columns are 8 KiB, and the descriptors say how to walk
+// them (desc_k_major, desc_mn_major). TMA zero-fills what lies outside the tensor, so ragged M, N
+// and K need no masking in the mainloop; only the stores are checked.
+//
+// Needs every row of A and B on a 16-byte boundary, as TMA's strides must be: the launcher sends
+// other operands elsewhere. The Fault parameter is for the negative controls of the tests.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/gemm/gemm_mma.cuh"
+#include "kernels/gemm/gemm_tile.cuh"
+#include "kernels/gemm/hopper_ptx.cuh"
+#include "kernels/gemm/wgmma_ops.cuh"
+
+namespace kbench::gemm {
+
+// kAMajorM: A lies in memory as A^T ([K, M] rows); kBMajorN: B as given ([K, N] rows, N
+// contiguous). The forward is <false, true>; the backward's products take the other layouts.
+template <class T, int BN, int STAGES, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+struct WgmmaGemm {
+  static constexpr int kBM = 128, kBK = 64, kConsumers = 2;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kPanelBytes = 64 * 64 * 2;  // 64 rows or columns of one stage: 8 KiB
+  static constexpr int kAStageBytes = kBM * kBK * 2, kBStageBytes = BN * kBK * 2;
+  static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
+  // The stages from a 1024-byte boundary (the swizzle's period), then 2 mbarriers a stage.
+  static constexpr int kSmemBytes = 1024 + STAGES * kStageBytes + 2 * STAGES * 8;
+  static constexpr int kAccumulators = BN / 2;  // a consumer thread's share of 64 x BN
+  // Registers a thread, producer and consumers: 128 x 40 + 256 x 232 fits the 64K of an SM.
+  static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+  static_assert(sizeof(T) == 2, "wgmma's transposed layouts take 16-bit inputs");
+  static_assert(BN % 64 == 0 && BN <= 256, "B's panels are 64 wide; wgmma's N is at most 256");
+  static_assert(kSmemBytes <= 227 * 1024, "more shared memory than a block can have");
+};
+
+namespace wgmma_detail {
+
+// A K-major operand: rows of 128 bytes (64 elements of K), 8-row groups 1024 bytes apart (the
+// stride byte offset); the leading offset is unused with the swizzle. k16 step kk starts 32
+// bytes further along the row.
+__device__ __forceinline__ std::uint64_t desc_k_major(std::uint32_t panel, int kk) {
+  return hopper::matrix_desc(panel + kk * 32, 16, 1024);
+}
+// An M- or N-major operand: [64 k][64] boxes of 128-byte rows, each 64 columns wide; the leading
+// offset steps from one box to the next along M or N (8 KiB), the stride offset from one 8-row
+// group of k to the next (1024 bytes). k16 step kk starts 16 rows (2048 bytes) down.
+__device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int kk) {
+  return hopper::matrix_desc(panel + kk * 2048, 8192, 1024);
+}
+
+}  // namespace wgmma_detail
+
+template <class T, int BN, int STAGES, bool kAMajorM, bool kBMajorN, Fault F>
+__global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F>::kThreads, 1)
+    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                      T* __restrict__ c, int m, int n, int k) {
+#ifdef KBENCH_HOPPER_DEVICE_CODE
+  using G = WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F>;
+  using namespace hopper;
+  using namespace wgmma_detail;
+  constexpr int kBM = G::kBM, kBK = G::kBK;
+  extern __shared__ unsigned char smem_raw[];
+  const std::uint32_t base = (smem_addr(smem_raw) + 1023) & ~1023u;
+  const auto stage_a = [&](int s) { return base + s * G::kStageBytes; };
+  const auto stage_b = [&](int s) { return base + s * G::kStageBytes + G::kAStageBytes; };
+  const std::uint32_t bars = base + STAGES * G::kStageBytes;
+  const auto full = [&](int s) { return bars + 8 * s; };
+  const auto empty = [&](int s) { return bars + 8 * (STAGES + s); };
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / 128, tid = static_cast<int>(threadIdx.x) % 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full(s), 1);                 // the producer's expect_tx arrival, then the bytes
+      mbar_init(empty(s), G::kConsumers);    // one arrival per consumer warpgroup
+    }
+    fence_barrier_init();
+    prefetch_tensor_map(&map_a);
+    prefetch_tensor_map(&map_b);
+  }
+  __syncthreads();
+
+  const int grid_m = (m + kBM - 1) / kBM, grid_n = (n + BN - 1) / BN, tiles = grid_m * grid_n;
+  int k_tiles = (k + kBK - 1) / kBK;
+  if constexpr (F == Fault::drop_k_tail) k_tiles = k / kBK;
+
+  if (warpgroup == 0) {
+    release_registers<G::kProducerRegisters>();
+    if (tid != 0) return;
+    int it = 0;  // stages filled so far, over every tile: stage it % STAGES, round it / STAGES
+    for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+      const TileCoord tile = grouped_tile(t, grid_m, grid_n);
+      const int m0 = tile.m * kBM, n0 = tile.n * BN;
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const int s = it % STAGES, round = it / STAGES, k0 = kt * kBK;
+        if (round > 0) mbar_wait(empty(s), (round - 1) & 1);  // the consumers are done with it
+        mbar_arrive_expect_tx(full(s), G::kStageBytes);
+        if constexpr (kAMajorM) {
+          for (int p = 0; p < kBM / 64; ++p) tma_load_2d(stage_a(s) + p * G::kPanelBytes, &map_a, full(s), m0 + 64 * p, k0);
+        } else {
+          tma_load_2d(stage_a(s), &map_a, full(s), k0, m0);
+        }
+        if constexpr (kBMajorN) {
+          for (int p = 0; p < BN / 64; ++p) tma_load_2d(stage_b(s) + p * G::kPanelBytes, &map_b, full(s), n0 + 64 * p, k0);
+        } else {
+          tma_load_2d(stage_b(s), &map_b, full(s), k0, n0);
+        }
+      }
+    }
+    return;
+  }
+
+  claim_registers<G::kConsumerRegisters>();
+  const int consumer = warpgroup - 1;  // rows 64 consumer .. of the tile
+  const int warp = tid / 32, lane = tid % 32;
+  const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % 4) == 0;
+  float acc[G::kAccumulators];
+  int it = 0;
+  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+    const TileCoord tile = grouped_tile(t, grid_m, grid_n);
+    const int m0 = tile.m * kBM, n0 = tile.n * BN;
+#pragma unroll
+    for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
+    int previous = -1;  // the stage whose wgmmas may still be in flight
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      const int s = it % STAGES;
+      mbar_wait(full(s), (it / STAGES) & 1);
+      const std::uint32_t a_panel = stage_a(s) + consumer * G::kPanelBytes, b_panel = stage_b(s);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBK / 16; ++kk) {
+        const std::uint64_t da = kAMajorM ? desc_mn_major(a_panel, kk) : desc_k_major(a_panel, kk);
+        const std::uint64_t db = kBMajorN ? desc_mn_major(b_panel, kk) : desc_k_major(b_panel, kk);
+        wgmma_detail::Wgmma<T, BN, kAMajorM, kBMajorN>::run(acc, da, db);
+        if constexpr (F == Fault::half_accumulator) {  // 16-bit partial sums after each k16 step
+          wgmma_commit();
+          wgmma_wait<0>();
+          fence_registers(acc);
+#pragma unroll
+          for (int i = 0; i < G::kAccumulators; ++i) acc[i] = static_cast<float>(static_cast<T>(acc[i]));
+          wgmma_fence();
+        }
+      }
+      wgmma_commit();
+      wgmma_wait<1>();  // the previous stage's wgmmas are done: free it
+      if (previous >= 0 && tid == 0) mbar_arrive(empty(previous));
+      previous = s;
+    }
+    wgmma_wait<0>();
+    fence_registers(acc);
+    if (previous >= 0 && tid == 0) mbar_arrive(empty(previous));
+    if constexpr (F == Fault::skip_tile)
+      if (t == tiles / 2) continue;
+
+    // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
+    // and + 1 of the j-th 8 columns.
+    const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = n0 + 8 * j + 2 * (lane % 4);
+      if (col >= n) continue;
+      const bool both = col + 1 < n;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = row0 + 8 * h;
+        if (row >= m) continue;
+        store_pair(c, static_cast<std::int64_t>(row) * n + col, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], both,
+                   both && pairs_aligned);
+      }
+    }
+  }
+#else
+  __trap();  // never launched: the host checks the device first
+#endif
+}
+
+}  // namespace kbench::gemm
+
+namespace kbench::gemm {
+
+// A 2-D tensor map for TMA over a row-major operand [rows, cols] (row stride in elements) of
+// 16-bit elements, boxes of [box_rows, box_cols] (box_cols x 2 bytes <= 128), 128-byte swizzle,
+// zeros outside. Host code (gemm_wgmma.cu); throws std::invalid_argument when TMA cannot
+// describe the operand (an unaligned base or stride).
+CUtensorMap make_operand_map(const void* base, bool bfloat16, std::int64_t rows, std::int64_t cols,
+                             std::int64_t row_stride, int box_rows, int box_cols);
+
+// C = op(A).op(B) with wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM,
+// [K, M] rows; [K, N] or, !kBMajorN, [N, K] rows; row strides lda, ldb), C contiguous [M, N],
+// K >= 1; a persistent grid of at most `blocks` blocks. Sets the kernel's shared-memory limit
+// the first time.
+template <class T, int BN, int STAGES, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
+                              int blocks, cudaStream_t stream) {
+  using G = WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F>;
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  const CUtensorMap map_a = kAMajorM ? make_operand_map(a, kBf16, k, m, lda, G::kBK, 64)
+                                     : make_operand_map(a, kBf16, m, k, lda, G::kBM, G::kBK);
+  const CUtensorMap map_b = kBMajorN ? make_operand_map(b, kBf16, k, n, ldb, G::kBK, 64)
+                                     : make_operand_map(b, kBf16, n, k, ldb, BN, G::kBK);
+  const auto kernel = wgmma_gemm_kernel<T, BN, STAGES, kAMajorM, kBMajorN, F>;
+  static const cudaError_t attr =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
+  if (attr != cudaSuccess) return attr;
+  const long long tiles = static_cast<long long>((m + G::kBM - 1) / G::kBM) * ((n + BN - 1) / BN);
+  const unsigned grid = static_cast<unsigned>(tiles < blocks ? tiles : blocks);
+  kernel<<<grid, G::kThreads, G::kSmemBytes, stream>>>(map_a, map_b, c, m, n, k);
+  return cudaGetLastError();
+}
+
+}  // namespace kbench::gemm

@@ -1,0 +1,100 @@
+// Hopper's asynchronous machinery as inline PTX, for the wgmma GEMM (gemm_wgmma.cuh): mbarriers
+// (transaction counts and phase parity), TMA tile loads (cp.async.bulk.tensor) completing on an
+// mbarrier, wgmma's shared-memory matrix descriptors and its fence/commit/wait, and setmaxnreg.
+// sm_90a only: callers compile these under KBENCH_HOPPER_DEVICE_CODE.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+// Device code of the sm_90a target (wgmma and setmaxnreg exist only there); elsewhere the
+// kernels compile to a trap and the host never launches them (hopper_gemm_problem says why).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define KBENCH_HOPPER_DEVICE_CODE 1
+#endif
+
+namespace kbench::gemm::hopper {
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// --- mbarriers (8 bytes of shared memory each) ---
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// Makes the initialisations visible to the async proxy (TMA) before any copy completes on them.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` of transactions still to come in this phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Returns once the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// --- TMA ---
+// The box of `map` at coordinates (c0 innermost, c1) into shared memory at dst, counted against
+// bar's transactions. Elements outside the tensor arrive as zeros (the ragged edges of M, N, K).
+__device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int c0,
+                                            int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1)
+      : "memory");
+}
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+
+// --- wgmma ---
+// A shared-memory matrix descriptor for the 128-byte swizzle: start address, leading and stride
+// byte offsets (what each means depends on the operand's major order: gemm_wgmma.cuh).
+__device__ __forceinline__ std::uint64_t matrix_desc(std::uint32_t addr, std::uint32_t leading, std::uint32_t stride) {
+  return static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>(leading >> 4) << 16) |
+         (static_cast<std::uint64_t>(stride >> 4) << 32) | (std::uint64_t{1} << 62);
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// Waits until at most N committed groups of this warpgroup are still in flight.
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Keeps the compiler from moving reads of the accumulators above the wait that completes them.
+template <int N>
+__device__ __forceinline__ void fence_registers(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// --- registers ---
+// Hands registers back (producer) or takes them (consumers); every warp of a warpgroup runs it.
+template <int N>
+__device__ __forceinline__ void release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N>
+__device__ __forceinline__ void claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+}  // namespace kbench::gemm::hopper
