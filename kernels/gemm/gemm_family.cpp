@@ -42,7 +42,8 @@ Unsupported needs(bool sixteen_bit, bool float32) {
 
 std::string wgmma_plan(const WgmmaConfig& w, const std::string& path) {
   return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": 64, \"stages\": " +
-         std::to_string(w.stages) + ", \"consumer_warpgroups\": 2, \"grid\": \"persistent\", \"group_m\": " +
+         std::to_string(w.stages) + ", \"epilogue\": \"" + (w.direct ? "registers" : "tma_store") +
+         "\", \"consumer_warpgroups\": 2, \"grid\": \"persistent\", \"group_m\": " +
          std::to_string(kGroupM) + "}";
 }
 
@@ -171,7 +172,8 @@ void register_gemm(Registry& r) {
     const WgmmaConfig w = kWgmmaConfigs[i];
     Variant v = make_variant("gemm", "wgmma_" + w.name(),
                              "Hopper: wgmma from TMA-loaded, 128-byte-swizzled stages (" + std::to_string(w.stages) +
-                                 "), a producer and two consumer warpgroups, persistent grid",
+                                 "), a producer and two consumer warpgroups, persistent grid, C " +
+                                 (w.direct ? "stored from registers" : "through shared memory and TMA"),
                              [i](const LaunchArgs& x) { launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
     v.unsupported = [](const Case& c) {
       if (std::string why = needs(true, false)(c); !why.empty()) return why;

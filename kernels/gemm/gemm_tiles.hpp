@@ -70,17 +70,20 @@ inline constexpr std::array<TileConfig, 3> kTf32Configs{{
 namespace kbench::gemm {
 
 // The Hopper kernel's configurations (gemm_wgmma.cuh): 128 x BN tiles (two consumer warpgroups
-// of 64 rows), BK = 64, `stages` TMA stages of (128 + BN) x 64 x 2 bytes. Each is a
-// `wgmma_128x<BN>` variant and a candidate of `auto` on sm_90 devices. BN = 192 is there against
-// wave quantisation: 4096 x 4096 is 512 tiles of 128 x 256 on 132 multiprocessors (3.9 waves),
-// 704 of 128 x 192 (5.3).
+// of 64 rows), BK = 64, `stages` TMA stages of (128 + BN) x 64 x 2 bytes, and the epilogue either
+// through shared memory and TMA stores (a 128 x BN tile of C beside the stages; the consumers
+// go on to the next tile while the copy engine writes C) or, `direct`, from registers to global
+// memory (4 stages of 128 x 256 leave no room for C). Each is a `wgmma_<name>` variant and a
+// candidate of `auto` on sm_90 devices. BN = 192 is there against wave quantisation: 4096 x 4096
+// is 512 tiles of 128 x 256 on 132 multiprocessors (3.9 waves), 704 of 128 x 192 (5.3).
 struct WgmmaConfig {
   static constexpr int kBM = 128;
   int bn, stages;
-  int smem_bytes() const { return stages * (kBM + bn) * 64 * 2; }
-  std::string name() const { return std::to_string(kBM) + "x" + std::to_string(bn); }
+  bool direct = false;
+  int smem_bytes() const { return (stages * (kBM + bn) * 64 + (direct ? 0 : kBM * bn)) * 2; }
+  std::string name() const { return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : ""); }
 };
 
-inline constexpr std::array<WgmmaConfig, 3> kWgmmaConfigs{{{256, 4}, {192, 5}, {128, 6}}};
+inline constexpr std::array<WgmmaConfig, 4> kWgmmaConfigs{{{256, 3}, {256, 4, true}, {192, 4}, {128, 6}}};
 
 }  // namespace kbench::gemm

@@ -41,8 +41,7 @@ int multiprocessors() {
 template <class T, std::size_t I, bool kAMajorM, bool kBMajorN>
 cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int k,
                           cudaStream_t stream) {
-  constexpr WgmmaConfig w = kWgmmaConfigs[I];
-  return launch_wgmma_gemm<T, w.bn, w.stages, kAMajorM, kBMajorN>(
+  return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
       a.as<const T>(), a.row_stride, b.as<const T>(), b.row_stride, c.as<T>(), static_cast<int>(c.rows),
       static_cast<int>(c.cols), k, multiprocessors(), stream);
 }

@@ -12,7 +12,11 @@
 //     next and frees a stage on its `empty` mbarrier once the wgmmas that read it are done;
 //   - the grid is persistent (one block per multiprocessor, tiles in grouped order, strided by
 //     the grid), so the producer loads the next tile's stages while the consumers store the last.
-// The epilogue writes each consumer's accumulators straight from registers, bounds-checked.
+// The epilogue either writes each consumer's 64 x BN of C into shared memory (the same swizzle,
+// 64-column boxes) and has one thread hand them to TMA stores, going on to the next tile while
+// the copy engine writes them (the consumer waits for those reads only before it writes the
+// buffer again), or (`direct` configurations, and C rows that are not whole 16-byte chunks)
+// stores the accumulators straight from registers, bounds-checked.
 //
 // Shared memory takes the 128-byte swizzle that TMA writes and wgmma reads: an operand whose
 // contiguous dimension is K (K-major: A as given, B^T) is a [rows][64] box of 128-byte rows; one
@@ -41,15 +45,18 @@ namespace kbench::gemm {
 
 // kAMajorM: A lies in memory as A^T ([K, M] rows); kBMajorN: B as given ([K, N] rows, N
 // contiguous). The forward is <false, true>; the backward's products take the other layouts.
-template <class T, int BN, int STAGES, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+// The kernel takes the configuration's fields (nvcc's launch stubs cannot spell a class-type
+// template argument); kTmaStore is !WgmmaConfig::direct.
+template <class T, int BN, int STAGES, bool kTmaStore, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
 struct WgmmaGemm {
   static constexpr int kBM = 128, kBK = 64, kConsumers = 2;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kPanelBytes = 64 * 64 * 2;  // 64 rows or columns of one stage: 8 KiB
   static constexpr int kAStageBytes = kBM * kBK * 2, kBStageBytes = BN * kBK * 2;
   static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
-  // The stages from a 1024-byte boundary (the swizzle's period), then 2 mbarriers a stage.
-  static constexpr int kSmemBytes = 1024 + STAGES * kStageBytes + 2 * STAGES * 8;
+  static constexpr int kCBytes = kTmaStore ? 64 * BN * 2 : 0;  // a consumer's share of C
+  // The stages from a 1024-byte boundary (the swizzle's period), C, then 2 mbarriers a stage.
+  static constexpr int kSmemBytes = 1024 + STAGES * kStageBytes + kConsumers * kCBytes + 2 * STAGES * 8;
   static constexpr int kAccumulators = BN / 2;  // a consumer thread's share of 64 x BN
   // Registers a thread, producer and consumers: 128 x 40 + 256 x 232 fits the 64K of an SM.
   static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
@@ -75,12 +82,15 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
 
 }  // namespace wgmma_detail
 
-template <class T, int BN, int STAGES, bool kAMajorM, bool kBMajorN, Fault F>
-__global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F>::kThreads, 1)
+// map_c is C's tensor map when store_via_tma (N a multiple of 8, C 16-byte aligned: what TMA
+// can describe), and is then used by the configurations that store through shared memory.
+template <class T, int BN, int STAGES, bool kTmaStore, bool kAMajorM, bool kBMajorN, Fault F>
+__global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                      T* __restrict__ c, int m, int n, int k) {
+                      const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
+                      int n, int k) {
 #ifdef KBENCH_HOPPER_DEVICE_CODE
-  using G = WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F>;
+  using G = WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, kBMajorN, F>;
   using namespace hopper;
   using namespace wgmma_detail;
   constexpr int kBM = G::kBM, kBK = G::kBK;
@@ -88,7 +98,8 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F
   const std::uint32_t base = (smem_addr(smem_raw) + 1023) & ~1023u;
   const auto stage_a = [&](int s) { return base + s * G::kStageBytes; };
   const auto stage_b = [&](int s) { return base + s * G::kStageBytes + G::kAStageBytes; };
-  const std::uint32_t bars = base + STAGES * G::kStageBytes;
+  const std::uint32_t c_smem = base + STAGES * G::kStageBytes;  // consumer i's at + i kCBytes
+  const std::uint32_t bars = c_smem + G::kConsumers * G::kCBytes;
   const auto full = [&](int s) { return bars + 8 * s; };
   const auto empty = [&](int s) { return bars + 8 * (STAGES + s); };
 
@@ -178,6 +189,31 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F
 
     // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
     // and + 1 of the j-th 8 columns.
+    if (kTmaStore && store_via_tma) {
+      const std::uint32_t mine = c_smem + consumer * G::kCBytes;
+      if (tid == 0) bulk_wait_read<0>();  // the last tile's stores have read the buffer
+      named_barrier(1 + consumer, 128);
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = 8 * j + 2 * (lane % 4);  // in the tile; box col / 64, 16-byte chunk (col % 64) / 8
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = warp * 16 + lane / 4 + 8 * h;
+          const std::uint32_t at = mine + (col / 64) * G::kPanelBytes + row * 128 +
+                                   ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+          T pair[2] = {T(acc[4 * j + 2 * h]), T(acc[4 * j + 2 * h + 1])};
+          st_shared_u32(at, *reinterpret_cast<std::uint32_t*>(pair));
+        }
+      }
+      fence_proxy_async_shared();  // the writes above, before the copy engine reads them
+      named_barrier(1 + consumer, 128);
+      if (tid == 0) {
+        for (int box = 0; box < BN / 64; ++box)
+          tma_store_2d(&map_c, mine + box * G::kPanelBytes, n0 + 64 * box, m0 + consumer * 64);
+        bulk_commit();
+      }
+      continue;
+    }
     const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
@@ -193,6 +229,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F
       }
     }
   }
+  if (kTmaStore && tid == 0) bulk_wait<0>();  // no store may outlive the block's shared memory
 #else
   __trap();  // never launched: the host checks the device first
 #endif
@@ -202,7 +239,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F
 
 namespace kbench::gemm {
 
-// A 2-D tensor map for TMA over a row-major operand [rows, cols] (row stride in elements) of
+// A 2-D tensor map for TMA over a row-major operand (or C) [rows, cols] (row stride in elements) of
 // 16-bit elements, boxes of [box_rows, box_cols] (box_cols x 2 bytes <= 128), 128-byte swizzle,
 // zeros outside. Host code (gemm_wgmma.cu); throws std::invalid_argument when TMA cannot
 // describe the operand (an unaligned base or stride).
@@ -211,24 +248,28 @@ CUtensorMap make_operand_map(const void* base, bool bfloat16, std::int64_t rows,
 
 // C = op(A).op(B) with wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM,
 // [K, M] rows; [K, N] or, !kBMajorN, [N, K] rows; row strides lda, ldb), C contiguous [M, N],
-// K >= 1; a persistent grid of at most `blocks` blocks. Sets the kernel's shared-memory limit
-// the first time.
-template <class T, int BN, int STAGES, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+// K >= 1; a persistent grid of at most `blocks` blocks, configuration W (gemm_tiles.hpp). Sets
+// the kernel's shared-memory limit the first time.
+template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
 cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
                               int blocks, cudaStream_t stream) {
-  using G = WgmmaGemm<T, BN, STAGES, kAMajorM, kBMajorN, F>;
+  constexpr int BN = W.bn;
+  using G = WgmmaGemm<T, BN, W.stages, !W.direct, kAMajorM, kBMajorN, F>;
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   const CUtensorMap map_a = kAMajorM ? make_operand_map(a, kBf16, k, m, lda, G::kBK, 64)
                                      : make_operand_map(a, kBf16, m, k, lda, G::kBM, G::kBK);
   const CUtensorMap map_b = kBMajorN ? make_operand_map(b, kBf16, k, n, ldb, G::kBK, 64)
                                      : make_operand_map(b, kBf16, n, k, ldb, BN, G::kBK);
-  const auto kernel = wgmma_gemm_kernel<T, BN, STAGES, kAMajorM, kBMajorN, F>;
+  // C's rows must be whole 16-byte chunks on a 16-byte-aligned base for TMA to store them.
+  const bool store_via_tma = !W.direct && n % 8 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+  const CUtensorMap map_c = store_via_tma ? make_operand_map(c, kBf16, m, n, n, 64, 64) : map_a;
+  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, kAMajorM, kBMajorN, F>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
   const long long tiles = static_cast<long long>((m + G::kBM - 1) / G::kBM) * ((n + BN - 1) / BN);
   const unsigned grid = static_cast<unsigned>(tiles < blocks ? tiles : blocks);
-  kernel<<<grid, G::kThreads, G::kSmemBytes, stream>>>(map_a, map_b, c, m, n, k);
+  kernel<<<grid, G::kThreads, G::kSmemBytes, stream>>>(map_a, map_b, map_c, store_via_tma, c, m, n, k);
   return cudaGetLastError();
 }
 

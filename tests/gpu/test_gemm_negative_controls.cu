@@ -34,7 +34,7 @@ Launchable control() {
       KB_CUDA((launch_mma_gemm<__half, 64, 64, 64, 32, 32, 3, false, false, F>(
           a.as<const __half>(), b.as<const __half>(), c.as<__half>(), m, n, k, a.row_stride, b.row_stride, x.stream)));
     else  // 128 x 128 tiles, so that the skipped-tile case has several
-      KB_CUDA((launch_wgmma_gemm<__half, 128, 4, false, true, F>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
+      KB_CUDA((launch_wgmma_gemm<__half, WgmmaConfig{128, 4}, false, true, F>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
                                                                 b.row_stride, c.as<__half>(), m, n, k, 132, x.stream)));
   };
   return v;
