@@ -13,6 +13,7 @@
 //   cublas, cublas_best, cublas_tf32, cublas_best_tf32: cublasLt (gemm_cublas.hpp)
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -40,8 +41,10 @@ Unsupported needs(bool sixteen_bit, bool float32) {
   };
 }
 
-std::string wgmma_plan(const WgmmaConfig& w, const std::string& path) {
-  return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": 64, \"stages\": " +
+// splits: the K ranges launch_wgmma cuts the case into (gemm_wgmma.cuh), given its workspace.
+std::string wgmma_plan(const WgmmaConfig& w, const std::string& path, int splits) {
+  return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": 64, \"splits\": " +
+         std::to_string(splits) + ", \"stages\": " +
          std::to_string(w.stages) + ", \"epilogue\": \"" + (w.direct ? "registers" : "tma_store") +
          "\", \"consumer_warpgroups\": 2, \"grid\": \"persistent\", \"group_m\": " +
          std::to_string(kGroupM) + "}";
@@ -49,6 +52,26 @@ std::string wgmma_plan(const WgmmaConfig& w, const std::string& path) {
 
 // The contiguous operands of a case, as the harness allocates them: the path launch_wgmma takes.
 std::string wgmma_case_path(const Case& c) { return k_of(c) > 0 && mma_path(c) == "mma" ? "wgmma" : "simt"; }
+
+std::size_t wgmma_workspace(std::size_t i, const Case& c) { return wgmma_workspace_bytes(i, m_of(c), n_of(c), k_of(c)); }
+
+// The splits of configuration i on case c with its workspace (1 off the wgmma path).
+int wgmma_case_splits(std::size_t i, const Case& c) {
+  const std::size_t bytes = wgmma_workspace(i, c);
+  if (bytes == 0 || wgmma_case_path(c) != "wgmma") return 1;
+  return static_cast<int>(bytes / (static_cast<std::size_t>(m_of(c) * n_of(c)) * sizeof(float)));
+}
+
+std::string wgmma_case_plan(std::size_t i, const Case& c) {
+  return wgmma_plan(kWgmmaConfigs[i], wgmma_case_path(c), wgmma_case_splits(i, c));
+}
+
+// The largest workspace of any wgmma candidate of auto (0 where there are none).
+std::size_t auto_workspace(const Case& c) {
+  std::size_t most = 0;
+  for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) most = std::max(most, wgmma_workspace(i, c));
+  return most;
+}
 
 std::string tile_plan(const TileConfig& t, const std::string& path) {
   return "{\"path\": \"" + path + "\", \"tile\": \"" + t.name() + "\", \"bk\": " + std::to_string(t.bk) +
@@ -61,7 +84,9 @@ std::size_t auto_candidates() { return kTileConfigs.size() + (hopper_problem().e
 
 void launch_candidate(std::size_t i, const LaunchArgs& x) {
   if (i < kTileConfigs.size()) launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
-  else launch_wgmma(i - kTileConfigs.size(), x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+  else
+    launch_wgmma(i - kTileConfigs.size(), x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
+                 auto_workspace(x.c));
 }
 
 // One launch of candidate i on the case's buffers, timed by an event pair after a launch that
@@ -113,7 +138,7 @@ std::string auto_plan(const Case& c) {
   if (!gemm_autotuner().find(key, choice)) return "";
   std::string plan = choice.config < kTileConfigs.size()
                          ? tile_plan(kTileConfigs[choice.config], "mma")
-                         : wgmma_plan(kWgmmaConfigs[choice.config - kTileConfigs.size()], wgmma_case_path(c));
+                         : wgmma_case_plan(choice.config - kTileConfigs.size(), c);
   plan.pop_back();
   return plan + ", \"bucket\": [" + std::to_string(key.bucket[0]) + ", " + std::to_string(key.bucket[1]) + ", " +
          std::to_string(key.bucket[2]) + "], \"tuned_on\": [" + std::to_string(choice.tuned_on[0]) + ", " +
@@ -174,12 +199,16 @@ void register_gemm(Registry& r) {
                              "Hopper: wgmma from TMA-loaded, 128-byte-swizzled stages (" + std::to_string(w.stages) +
                                  "), a producer and two consumer warpgroups, persistent grid, C " +
                                  (w.direct ? "stored from registers" : "through shared memory and TMA"),
-                             [i](const LaunchArgs& x) { launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
+                             [i](const LaunchArgs& x) {
+                               launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
+                                            wgmma_workspace(i, x.c));
+                             });
+    v.workspace_bytes = [i](const Case& c) { return wgmma_workspace(i, c); };
     v.unsupported = [](const Case& c) {
       if (std::string why = needs(true, false)(c); !why.empty()) return why;
       return hopper_problem();
     };
-    v.plan = [w](const Case& c) { return wgmma_plan(w, wgmma_case_path(c)); };
+    v.plan = [i](const Case& c) { return wgmma_case_plan(i, c); };
     r.add_variant(v);
   }
 
@@ -187,6 +216,7 @@ void register_gemm(Registry& r) {
                                launch_auto);
   tuned.unsupported = needs(true, false);
   tuned.plan = auto_plan;
+  tuned.workspace_bytes = auto_workspace;
   r.add_variant(tuned);
 
   r.add_variant(cublas_variant("cublas", "cublasLt, the default heuristic's first algorithm", CublasPick::first,

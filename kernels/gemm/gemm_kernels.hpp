@@ -35,9 +35,17 @@ void launch_mma_layout(const DeviceTensor& a, bool a_transposed, const DeviceTen
 // C = A.B with the Hopper kernel (gemm_wgmma.cu: wgmma, TMA, warp specialisation) at
 // kWgmmaConfigs[index], 16-bit dtypes on an sm_90 device (else std::invalid_argument, with
 // hopper_problem's reason). Operands TMA cannot describe (rows not 16-byte aligned) and K = 0 go
-// to launch_simt; wgmma_path says which.
+// to launch_simt; wgmma_path says which. Shapes of too few tiles cut K into ranges (split-K,
+// gemm_wgmma.cuh) as far as the workspace holds their float32 partials: wgmma_workspace_bytes.
 void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
-                  cudaStream_t stream);
+                  cudaStream_t stream, void* workspace = nullptr, std::size_t workspace_bytes = 0);
+// How many K ranges launch_wgmma cuts each tile's K into for an M x N x K product at tile width
+// bn on `sms` multiprocessors: 1 when the tiles alone fill half the multiprocessors, else as many
+// as fill them, each range at least 4 k-tiles (256) long, at most 16. Host code.
+int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms);
+// The workspace launch_wgmma wants for an M x N x K product at configuration index on this
+// device: 0 when it would not cut K.
+std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
 // The same with A given as A^T ([K, M] rows) and/or B as B^T ([N, K] rows), for the backward;
 // transposed operands must have aligned rows (there is no transposed SIMT path); K = 0 zeroes C.
 void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transposed, const DeviceTensor& b,

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -38,19 +39,25 @@ int multiprocessors() {
   return count;
 }
 
+// How a launch cuts K: `splits` ranges, their float32 partials in `partials`.
+struct Split {
+  int splits = 1;
+  float* partials = nullptr;
+};
+
 template <class T, std::size_t I, bool kAMajorM, bool kBMajorN>
-cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int k,
+cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int k, Split split,
                           cudaStream_t stream) {
   return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
       a.as<const T>(), a.row_stride, b.as<const T>(), b.row_stride, c.as<T>(), static_cast<int>(c.rows),
-      static_cast<int>(c.cols), k, multiprocessors(), stream);
+      static_cast<int>(c.cols), k, multiprocessors(), stream, split.splits, split.partials);
 }
 
 template <class T, bool kAMajorM, bool kBMajorN, std::size_t... I>
 cudaError_t launch_indexed(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
-                           int k, cudaStream_t stream, std::index_sequence<I...>) {
+                           int k, Split split, cudaStream_t stream, std::index_sequence<I...>) {
   cudaError_t result = cudaErrorInvalidValue;
-  ((index == I ? (result = launch_config<T, I, kAMajorM, kBMajorN>(a, b, c, k, stream), true) : false) || ...);
+  ((index == I ? (result = launch_config<T, I, kAMajorM, kBMajorN>(a, b, c, k, split, stream), true) : false) || ...);
   return result;
 }
 
@@ -58,12 +65,38 @@ cudaError_t launch_indexed(std::size_t index, const DeviceTensor& a, const Devic
 // transposed (K-major).
 template <class T>
 cudaError_t launch_layout(std::size_t index, bool a_transposed, bool b_transposed, const DeviceTensor& a,
-                          const DeviceTensor& b, const DeviceTensor& c, int k, cudaStream_t stream) {
+                          const DeviceTensor& b, const DeviceTensor& c, int k, Split split, cudaStream_t stream) {
   constexpr auto all = std::make_index_sequence<kWgmmaConfigs.size()>{};
-  if (a_transposed && b_transposed) return launch_indexed<T, true, false>(index, a, b, c, k, stream, all);
-  if (a_transposed) return launch_indexed<T, true, true>(index, a, b, c, k, stream, all);
-  if (b_transposed) return launch_indexed<T, false, false>(index, a, b, c, k, stream, all);
-  return launch_indexed<T, false, true>(index, a, b, c, k, stream, all);
+  if (a_transposed && b_transposed) return launch_indexed<T, true, false>(index, a, b, c, k, split, stream, all);
+  if (a_transposed) return launch_indexed<T, true, true>(index, a, b, c, k, split, stream, all);
+  if (b_transposed) return launch_indexed<T, false, false>(index, a, b, c, k, split, stream, all);
+  return launch_indexed<T, false, true>(index, a, b, c, k, split, stream, all);
+}
+
+// The checks and the launch of launch_wgmma_layout, K cut as `split` says.
+void launch_checked(std::size_t index, const DeviceTensor& a, bool a_transposed, const DeviceTensor& b,
+                    bool b_transposed, const DeviceTensor& c, Split split, cudaStream_t stream) {
+  if (index >= kWgmmaConfigs.size())
+    throw std::invalid_argument("gemm: no wgmma configuration " + std::to_string(index));
+  if (std::string why = hopper_problem(); !why.empty()) throw std::invalid_argument("gemm wgmma: " + why);
+  if (a.dtype == DType::f32) throw std::invalid_argument("gemm: the wgmma kernels take float16 or bfloat16");
+  if (std::string why = gemm_problem(a, a_transposed, b, b_transposed, c); !why.empty())
+    throw std::invalid_argument("gemm: " + why);
+  const WgmmaConfig& w = kWgmmaConfigs[index];
+  if (std::string why = grid_problem(c.rows, c.cols, WgmmaConfig::kBM, w.bn); !why.empty())
+    throw std::invalid_argument("gemm wgmma_" + w.name() + ": " + why);
+  const std::int64_t k = a_transposed ? a.rows : a.cols;
+  if (wgmma_path(a, b, k) != "wgmma") {
+    if (!a_transposed && !b_transposed) return launch_simt(a, b, c, stream);
+    if (k == 0) KB_CUDA(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.rows * c.cols) * 2, stream));
+    else throw std::invalid_argument("gemm: transposed operands need rows on 16-byte boundaries");
+    return;
+  }
+  const int kk = static_cast<int>(k);
+  const cudaError_t err =
+      a.dtype == DType::f16 ? launch_layout<__half>(index, a_transposed, b_transposed, a, b, c, kk, split, stream)
+                            : launch_layout<__nv_bfloat16>(index, a_transposed, b_transposed, a, b, c, kk, split, stream);
+  KB_CUDA(err);
 }
 
 }  // namespace
@@ -106,34 +139,35 @@ std::string wgmma_path(const DeviceTensor& a, const DeviceTensor& b, std::int64_
   return k > 0 && rows_aligned16(a) && rows_aligned16(b) ? "wgmma" : "simt";
 }
 
+int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms) {
+  const std::int64_t tiles = ((m + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((n + bn - 1) / bn);
+  if (2 * tiles >= sms) return 1;
+  const std::int64_t k_tiles = (k + 63) / 64;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
+}
+
+std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;
+  const int splits = wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, multiprocessors());
+  return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float) : 0;
+}
+
 void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transposed, const DeviceTensor& b,
                          bool b_transposed, const DeviceTensor& c, cudaStream_t stream) {
-  if (index >= kWgmmaConfigs.size())
-    throw std::invalid_argument("gemm: no wgmma configuration " + std::to_string(index));
-  if (std::string why = hopper_problem(); !why.empty()) throw std::invalid_argument("gemm wgmma: " + why);
-  if (a.dtype == DType::f32) throw std::invalid_argument("gemm: the wgmma kernels take float16 or bfloat16");
-  if (std::string why = gemm_problem(a, a_transposed, b, b_transposed, c); !why.empty())
-    throw std::invalid_argument("gemm: " + why);
-  const WgmmaConfig& w = kWgmmaConfigs[index];
-  if (std::string why = grid_problem(c.rows, c.cols, WgmmaConfig::kBM, w.bn); !why.empty())
-    throw std::invalid_argument("gemm wgmma_" + w.name() + ": " + why);
-  const std::int64_t k = a_transposed ? a.rows : a.cols;
-  if (wgmma_path(a, b, k) != "wgmma") {
-    if (!a_transposed && !b_transposed) return launch_simt(a, b, c, stream);
-    if (k == 0) KB_CUDA(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.rows * c.cols) * 2, stream));
-    else throw std::invalid_argument("gemm: transposed operands need rows on 16-byte boundaries");
-    return;
-  }
-  const int kk = static_cast<int>(k);
-  const cudaError_t err = a.dtype == DType::f16
-                              ? launch_layout<__half>(index, a_transposed, b_transposed, a, b, c, kk, stream)
-                              : launch_layout<__nv_bfloat16>(index, a_transposed, b_transposed, a, b, c, kk, stream);
-  KB_CUDA(err);
+  launch_checked(index, a, a_transposed, b, b_transposed, c, Split{}, stream);
 }
 
 void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
-                  cudaStream_t stream) {
-  launch_wgmma_layout(index, a, false, b, false, c, stream);
+                  cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
+  Split split;
+  if (index < kWgmmaConfigs.size() && hopper_problem().empty()) {
+    // As many splits as the heuristic wants and the workspace holds (1: none).
+    const std::size_t slice = static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
+    const int wanted = wgmma_splits(c.rows, c.cols, a.cols, kWgmmaConfigs[index].bn, multiprocessors());
+    const auto fits = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), workspace_bytes / slice));
+    if (fits > 1 && workspace != nullptr) split = Split{fits, static_cast<float*>(workspace)};
+  }
+  launch_checked(index, a, false, b, false, c, split, stream);
 }
 
 }  // namespace kbench::gemm

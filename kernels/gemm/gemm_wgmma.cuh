@@ -12,6 +12,10 @@
 //     next and frees a stage on its `empty` mbarrier once the wgmmas that read it are done;
 //   - the grid is persistent (one block per multiprocessor, tiles in grouped order, strided by
 //     the grid), so the producer loads the next tile's stages while the consumers store the last.
+//   - split-K, for shapes of too few tiles to fill the multiprocessors (a decode step's M of 1 to
+//     128): each tile's K is cut into `splits` ranges, each a unit of work whose float32 partial
+//     tile goes to its own slice of `partials` ([splits][M][N]); wgmma_reduce_kernel then sums
+//     the slices in order, so the result is the same bits every run (no atomics).
 // The epilogue either writes each consumer's 64 x BN of C into shared memory (the same swizzle,
 // 64-column boxes) and has one thread hand them to TMA stores, going on to the next tile while
 // the copy engine writes them (the consumer waits for those reads only before it writes the
@@ -88,7 +92,7 @@ template <class T, int BN, int STAGES, bool kTmaStore, bool kAMajorM, bool kBMaj
 __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
-                      int n, int k) {
+                      int n, int k, int splits, float* __restrict__ partials) {
 #ifdef KBENCH_HOPPER_DEVICE_CODE
   using G = WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, kBMajorN, F>;
   using namespace hopper;
@@ -118,15 +122,19 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, 
   const int grid_m = (m + kBM - 1) / kBM, grid_n = (n + BN - 1) / BN, tiles = grid_m * grid_n;
   int k_tiles = (k + kBK - 1) / kBK;
   if constexpr (F == Fault::drop_k_tail) k_tiles = k / kBK;
+  // Unit u: tile u / splits, k-tiles [kt_begin, kt_end) of split u % splits (possibly none).
+  const int units = tiles * splits, per_split = (k_tiles + splits - 1) / splits;
+  const auto kt_begin = [&](int u) { return min((u % splits) * per_split, k_tiles); };
+  const auto kt_end = [&](int u) { return min((u % splits + 1) * per_split, k_tiles); };
 
   if (warpgroup == 0) {
     release_registers<G::kProducerRegisters>();
     if (tid != 0) return;
     int it = 0;  // stages filled so far, over every tile: stage it % STAGES, round it / STAGES
-    for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
-      const TileCoord tile = grouped_tile(t, grid_m, grid_n);
+    for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+      const TileCoord tile = grouped_tile(u / splits, grid_m, grid_n);
       const int m0 = tile.m * kBM, n0 = tile.n * BN;
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      for (int kt = kt_begin(u); kt < kt_end(u); ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES, k0 = kt * kBK;
         if (round > 0) mbar_wait(empty(s), (round - 1) & 1);  // the consumers are done with it
         mbar_arrive_expect_tx(full(s), G::kStageBytes);
@@ -151,13 +159,14 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, 
   const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % 4) == 0;
   float acc[G::kAccumulators];
   int it = 0;
-  for (int t = static_cast<int>(blockIdx.x); t < tiles; t += static_cast<int>(gridDim.x)) {
+  for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
+    const int t = u / splits;
     const TileCoord tile = grouped_tile(t, grid_m, grid_n);
     const int m0 = tile.m * kBM, n0 = tile.n * BN;
 #pragma unroll
     for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
     int previous = -1;  // the stage whose wgmmas may still be in flight
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+    for (int kt = kt_begin(u); kt < kt_end(u); ++kt, ++it) {
       const int s = it % STAGES;
       mbar_wait(full(s), (it / STAGES) & 1);
       const std::uint32_t a_panel = stage_a(s) + consumer * G::kPanelBytes, b_panel = stage_b(s);
@@ -189,6 +198,27 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, 
 
     // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
     // and + 1 of the j-th 8 columns.
+    const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
+    if (splits > 1) {  // the float32 partial tile, into this split's slice
+      float* const slice = partials + static_cast<std::int64_t>(u % splits) * m * n;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = n0 + 8 * j + 2 * (lane % 4);
+        if (col >= n) continue;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row0 + 8 * h;
+          if (row >= m) continue;
+          float* const at = slice + static_cast<std::int64_t>(row) * n + col;
+          if (col + 1 < n && n % 2 == 0) *reinterpret_cast<float2*>(at) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+          else {
+            at[0] = acc[4 * j + 2 * h];
+            if (col + 1 < n) at[1] = acc[4 * j + 2 * h + 1];
+          }
+        }
+      }
+      continue;
+    }
     if (kTmaStore && store_via_tma) {
       const std::uint32_t mine = c_smem + consumer * G::kCBytes;
       if (tid == 0) bulk_wait_read<0>();  // the last tile's stores have read the buffer
@@ -214,7 +244,6 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, 
       }
       continue;
     }
-    const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       const int col = n0 + 8 * j + 2 * (lane % 4);
@@ -239,6 +268,18 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, 
 
 namespace kbench::gemm {
 
+// C = the sum of the `splits` float32 slices of partials ([splits][M][N]), in slice order.
+template <class T>
+__global__ void wgmma_reduce_kernel(const float* __restrict__ partials, T* __restrict__ c, std::int64_t count,
+                                    int splits) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    float sum = 0.f;
+    for (int s = 0; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = static_cast<T>(sum);
+  }
+}
+
 // A 2-D tensor map for TMA over a row-major operand (or C) [rows, cols] (row stride in elements) of
 // 16-bit elements, boxes of [box_rows, box_cols] (box_cols x 2 bytes <= 128), 128-byte swizzle,
 // zeros outside. Host code (gemm_wgmma.cu); throws std::invalid_argument when TMA cannot
@@ -248,11 +289,12 @@ CUtensorMap make_operand_map(const void* base, bool bfloat16, std::int64_t rows,
 
 // C = op(A).op(B) with wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM,
 // [K, M] rows; [K, N] or, !kBMajorN, [N, K] rows; row strides lda, ldb), C contiguous [M, N],
-// K >= 1; a persistent grid of at most `blocks` blocks, configuration W (gemm_tiles.hpp). Sets
-// the kernel's shared-memory limit the first time.
+// K >= 1; a persistent grid of at most `blocks` blocks, configuration W (gemm_tiles.hpp); K cut
+// into `splits` ranges (partials: splits x M x N floats, when splits > 1). Sets the kernel's
+// shared-memory limit the first time.
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
 cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
-                              int blocks, cudaStream_t stream) {
+                              int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
   constexpr int BN = W.bn;
   using G = WgmmaGemm<T, BN, W.stages, !W.direct, kAMajorM, kBMajorN, F>;
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
@@ -267,9 +309,16 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
-  const long long tiles = static_cast<long long>((m + G::kBM - 1) / G::kBM) * ((n + BN - 1) / BN);
-  const unsigned grid = static_cast<unsigned>(tiles < blocks ? tiles : blocks);
-  kernel<<<grid, G::kThreads, G::kSmemBytes, stream>>>(map_a, map_b, map_c, store_via_tma, c, m, n, k);
+  const long long units = static_cast<long long>((m + G::kBM - 1) / G::kBM) * ((n + BN - 1) / BN) * splits;
+  const unsigned grid = static_cast<unsigned>(units < blocks ? units : blocks);
+  kernel<<<grid, G::kThreads, G::kSmemBytes, stream>>>(map_a, map_b, map_c, store_via_tma, c, m, n, k, splits,
+                                                       partials);
+  if (splits == 1) return cudaGetLastError();
+  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  const std::int64_t count = static_cast<std::int64_t>(m) * n;
+  const long long reduce_blocks = (count + 255) / 256;
+  wgmma_reduce_kernel<T><<<static_cast<unsigned>(reduce_blocks < 1024 ? reduce_blocks : 1024), 256, 0, stream>>>(
+      partials, c, count, splits);
   return cudaGetLastError();
 }
 

@@ -204,6 +204,25 @@ TEST(GemmTiles, EightConfigurationsAtLeastUpTo128x256) {
   EXPECT_TRUE(big);
 }
 
+TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
+  for (const WgmmaConfig& w : kWgmmaConfigs) {
+    EXPECT_EQ(w.bn % 64, 0) << w.name();  // B's panels are 64 wide (one 128-byte swizzle row)
+    EXPECT_LE(w.bn, 256) << w.name();     // wgmma's largest N
+    EXPECT_LE(w.smem_bytes() + 1024 + 16 * w.stages, 227 * 1024) << w.name();
+  }
+}
+
+// Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.
+TEST(GemmTiles, WgmmaSplitsFillTheMultiprocessorsOnlyWhereTilesCannot) {
+  EXPECT_EQ(wgmma_splits(8192, 8192, 8192, 256, 132), 1);     // 2048 tiles
+  EXPECT_EQ(wgmma_splits(128, 14336, 4096, 128, 132), 1);     // 112 tiles: over half of 132
+  EXPECT_EQ(wgmma_splits(1, 4096, 14336, 256, 132), 8);       // 16 tiles, 8 of them a multiprocessor
+  EXPECT_EQ(wgmma_splits(1, 4096, 14336, 128, 132), 4);       // 32 tiles
+  EXPECT_EQ(wgmma_splits(1, 4096, 512, 256, 132), 2);         // 8 k-tiles: ranges of 4
+  EXPECT_EQ(wgmma_splits(1, 4096, 200, 256, 132), 1);         // 4 k-tiles: nothing to cut
+  EXPECT_EQ(wgmma_splits(1, 64, 1 << 20, 128, 132), 16);      // the cap
+}
+
 // The cp.async path takes rows that start on 16 bytes and are whole 16-byte chunks; a single
 // row needs no stride, but still whole chunks (gemm 1x1x1 float32 copied 16 bytes from a buffer
 // of 4 before this held).

@@ -83,11 +83,14 @@ TEST(GemmGpu, TransposedOperandsThroughStrides) {
 // The Hopper kernel in its four layouts at each tile width, on a grid of `blocks` persistent
 // blocks: 3 makes each block walk several tiles and the stage ring wrap within and across them
 // (K = 264 is five k-tiles, ragged); 132 gives every tile its own block.
+// splits > 1 cuts K into that many ranges (split-K, their partials in a buffer of this test's).
 template <bool kATrans, bool kBTrans, WgmmaConfig W>
-void expect_wgmma_exact(int m, int n, int k, int pad, int blocks) {
-  const std::string what = "wgmma_" + W.name();
+void expect_wgmma_exact(int m, int n, int k, int pad, int blocks, int splits = 1) {
+  const std::string what = "wgmma_" + W.name() + " splits " + std::to_string(splits);
+  DeviceBuffer partials(splits > 1 ? static_cast<std::size_t>(splits) * m * n * sizeof(float) : 0);
+  float* const p = static_cast<float*>(partials.get());
   expect_exact<kATrans, kBTrans>(m, n, k, pad, what.c_str(), [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
-    return launch_wgmma_gemm<__half, W, kATrans, !kBTrans>(a, lda, b, ldb, c, m, n, k, blocks, nullptr);
+    return launch_wgmma_gemm<__half, W, kATrans, !kBTrans>(a, lda, b, ldb, c, m, n, k, blocks, nullptr, splits, p);
   });
 }
 
@@ -101,6 +104,10 @@ void expect_wgmma_layouts(int pad, int blocks) {
   expect_wgmma_exact<true, true, W>(200, 328, 264, pad, blocks);
   expect_wgmma_exact<false, false, W>(136, 72, 88, pad, blocks);  // below one tile in M and N
   expect_wgmma_exact<false, true, W>(136, 74, 88, pad, blocks);
+  // Split-K: 264 is five k-tiles; 3 ranges of 2, 2 and 1, 7 of one each and two empty ones.
+  expect_wgmma_exact<false, false, W>(200, 328, 264, pad, blocks, 3);
+  expect_wgmma_exact<false, false, W>(200, 330, 264, pad, blocks, 7);
+  expect_wgmma_exact<true, true, W>(136, 74, 264, pad, blocks, 3);
 }
 
 TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
