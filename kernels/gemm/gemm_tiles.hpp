@@ -76,14 +76,21 @@ namespace kbench::gemm {
 // memory (4 stages of 128 x 256 leave no room for C). Each is a `wgmma_<name>` variant and a
 // candidate of `auto` on sm_90 devices. BN = 192 is there against wave quantisation: 4096 x 4096
 // is 512 tiles of 128 x 256 on 132 multiprocessors (3.9 waves), 704 of 128 x 192 (5.3).
+// `cluster` 2 (`_c2`): blocks in pairs on vertically adjacent tiles, which need the same B tile:
+// each loads half of B's panels and multicasts it to both, so L2 serves a third less (B as given,
+// N-major, only: the forward's layout; BN / 64 even).
 struct WgmmaConfig {
   static constexpr int kBM = 128;
   int bn, stages;
   bool direct = false;
+  int cluster = 1;
   int smem_bytes() const { return (stages * (kBM + bn) * 64 + (direct ? 0 : kBM * bn)) * 2; }
-  std::string name() const { return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : ""); }
+  std::string name() const {
+    return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : "") + (cluster > 1 ? "_c2" : "");
+  }
 };
 
-inline constexpr std::array<WgmmaConfig, 4> kWgmmaConfigs{{{256, 3}, {256, 4, true}, {192, 4}, {128, 6}}};
+inline constexpr std::array<WgmmaConfig, 6> kWgmmaConfigs{
+    {{256, 3}, {256, 4, true}, {192, 4}, {128, 6}, {256, 3, false, 2}, {128, 6, false, 2}}};
 
 }  // namespace kbench::gemm

@@ -48,7 +48,10 @@ struct Split {
 template <class T, std::size_t I, bool kAMajorM, bool kBMajorN>
 cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int k, Split split,
                           cudaStream_t stream) {
-  return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
+  if constexpr (kWgmmaConfigs[I].cluster > 1 && !kBMajorN)
+    throw std::invalid_argument("gemm wgmma_" + kWgmmaConfigs[I].name() + ": pairs multicast B as given (N-major), not B^T");
+  else
+    return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
       a.as<const T>(), a.row_stride, b.as<const T>(), b.row_stride, c.as<T>(), static_cast<int>(c.rows),
       static_cast<int>(c.cols), k, multiprocessors(), stream, split.splits, split.partials);
 }

@@ -51,7 +51,8 @@ namespace kbench::gemm {
 // contiguous). The forward is <false, true>; the backward's products take the other layouts.
 // The kernel takes the configuration's fields (nvcc's launch stubs cannot spell a class-type
 // template argument); kTmaStore is !WgmmaConfig::direct.
-template <class T, int BN, int STAGES, bool kTmaStore, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN,
+          Fault F = Fault::none>
 struct WgmmaGemm {
   static constexpr int kBM = 128, kBK = 64, kConsumers = 2;
   static constexpr int kThreads = 128 * (1 + kConsumers);
@@ -67,6 +68,8 @@ struct WgmmaGemm {
   static_assert(sizeof(T) == 2, "wgmma's transposed layouts take 16-bit inputs");
   static_assert(BN % 64 == 0 && BN <= 256, "B's panels are 64 wide; wgmma's N is at most 256");
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than a block can have");
+  static_assert(CLUSTER == 1 || (CLUSTER == 2 && kBMajorN && (BN / 64) % 2 == 0),
+                "pairs multicast B's N-major panels, half each");
 };
 
 namespace wgmma_detail {
@@ -88,13 +91,13 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
 
 // map_c is C's tensor map when store_via_tma (N a multiple of 8, C 16-byte aligned: what TMA
 // can describe), and is then used by the configurations that store through shared memory.
-template <class T, int BN, int STAGES, bool kTmaStore, bool kAMajorM, bool kBMajorN, Fault F>
-__global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, kBMajorN, F>::kThreads, 1)
+template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, Fault F>
+__global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
                       int n, int k, int splits, float* __restrict__ partials) {
 #ifdef KBENCH_HOPPER_DEVICE_CODE
-  using G = WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, kBMajorN, F>;
+  using G = WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>;
   using namespace hopper;
   using namespace wgmma_detail;
   constexpr int kBM = G::kBM, kBK = G::kBK;
@@ -111,15 +114,24 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);                 // the producer's expect_tx arrival, then the bytes
-      mbar_init(empty(s), G::kConsumers);    // one arrival per consumer warpgroup
+      mbar_init(empty(s), G::kConsumers * CLUSTER);  // one arrival per consumer warpgroup of the cluster
     }
     fence_barrier_init();
     prefetch_tensor_map(&map_a);
     prefetch_tensor_map(&map_b);
   }
   __syncthreads();
+  if constexpr (CLUSTER > 1) cluster_sync();  // the peer's barriers exist before anything reaches them
 
-  const int grid_m = (m + kBM - 1) / kBM, grid_n = (n + BN - 1) / BN, tiles = grid_m * grid_n;
+  // Tiles are handed out by cluster: cluster tile (row p, column q) is tiles (CLUSTER p + rank, q),
+  // a column of CLUSTER tiles that share B's panels. A tile below M loads zeros and stores nothing.
+  const int rank = CLUSTER > 1 ? static_cast<int>(cluster_rank()) : 0;
+  const int first = static_cast<int>(blockIdx.x) / CLUSTER, stride = static_cast<int>(gridDim.x) / CLUSTER;
+  const int grid_m = (m + kBM * CLUSTER - 1) / (kBM * CLUSTER), grid_n = (n + BN - 1) / BN, tiles = grid_m * grid_n;
+  const auto tile_of = [&](int u) {
+    const TileCoord p = grouped_tile(u / splits, grid_m, grid_n);
+    return TileCoord{p.m * CLUSTER + rank, p.n};
+  };
   int k_tiles = (k + kBK - 1) / kBK;
   if constexpr (F == Fault::drop_k_tail) k_tiles = k / kBK;
   // Unit u: tile u / splits, k-tiles [kt_begin, kt_end) of split u % splits (possibly none).
@@ -129,136 +141,153 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, kAMajorM, 
 
   if (warpgroup == 0) {
     release_registers<G::kProducerRegisters>();
-    if (tid != 0) return;
-    int it = 0;  // stages filled so far, over every tile: stage it % STAGES, round it / STAGES
-    for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
-      const TileCoord tile = grouped_tile(u / splits, grid_m, grid_n);
+    if (tid == 0) {
+      int it = 0;  // stages filled so far, over every tile: stage it % STAGES, round it / STAGES
+      for (int u = first; u < units; u += stride) {
+        const TileCoord tile = tile_of(u);
+        const int m0 = tile.m * kBM, n0 = tile.n * BN;
+        for (int kt = kt_begin(u); kt < kt_end(u); ++kt, ++it) {
+          const int s = it % STAGES, round = it / STAGES, k0 = kt * kBK;
+          if (round > 0) mbar_wait(empty(s), (round - 1) & 1);  // the consumers (of both blocks) are done with it
+          mbar_arrive_expect_tx(full(s), G::kStageBytes);
+          if constexpr (kAMajorM) {
+            for (int p = 0; p < kBM / 64; ++p) tma_load_2d(stage_a(s) + p * G::kPanelBytes, &map_a, full(s), m0 + 64 * p, k0);
+          } else {
+            tma_load_2d(stage_a(s), &map_a, full(s), k0, m0);
+          }
+          if constexpr (CLUSTER > 1) {  // this block's half of B's panels, to both blocks of the pair
+            constexpr int kMine = BN / 64 / CLUSTER;
+            for (int p = rank * kMine; p < (rank + 1) * kMine; ++p)
+              tma_load_2d_multicast(stage_b(s) + p * G::kPanelBytes, &map_b, full(s), n0 + 64 * p, k0,
+                                    static_cast<std::uint16_t>((1 << CLUSTER) - 1));
+          } else if constexpr (kBMajorN) {
+            for (int p = 0; p < BN / 64; ++p) tma_load_2d(stage_b(s) + p * G::kPanelBytes, &map_b, full(s), n0 + 64 * p, k0);
+          } else {
+            tma_load_2d(stage_b(s), &map_b, full(s), k0, n0);
+          }
+        }
+      }
+    }
+  } else {
+    claim_registers<G::kConsumerRegisters>();
+    const int consumer = warpgroup - 1;  // rows 64 consumer .. of the tile
+    const int warp = tid / 32, lane = tid % 32;
+    const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % 4) == 0;
+    float acc[G::kAccumulators];
+    int it = 0;
+    // Frees stage s for the producers that fill it: this block's, and the peer's, which multicasts.
+    const auto release = [&](int s) {
+      if (tid != 0) return;
+      if constexpr (CLUSTER > 1)
+        for (int r = 0; r < CLUSTER; ++r) mbar_arrive_cluster(empty(s), r);
+      else
+        mbar_arrive(empty(s));
+    };
+    for (int u = first; u < units; u += stride) {
+      const int t = u / splits;
+      const TileCoord tile = tile_of(u);
       const int m0 = tile.m * kBM, n0 = tile.n * BN;
+#pragma unroll
+      for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
+      int previous = -1;  // the stage whose wgmmas may still be in flight
       for (int kt = kt_begin(u); kt < kt_end(u); ++kt, ++it) {
-        const int s = it % STAGES, round = it / STAGES, k0 = kt * kBK;
-        if (round > 0) mbar_wait(empty(s), (round - 1) & 1);  // the consumers are done with it
-        mbar_arrive_expect_tx(full(s), G::kStageBytes);
-        if constexpr (kAMajorM) {
-          for (int p = 0; p < kBM / 64; ++p) tma_load_2d(stage_a(s) + p * G::kPanelBytes, &map_a, full(s), m0 + 64 * p, k0);
-        } else {
-          tma_load_2d(stage_a(s), &map_a, full(s), k0, m0);
+        const int s = it % STAGES;
+        mbar_wait(full(s), (it / STAGES) & 1);
+        const std::uint32_t a_panel = stage_a(s) + consumer * G::kPanelBytes, b_panel = stage_b(s);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+          const std::uint64_t da = kAMajorM ? desc_mn_major(a_panel, kk) : desc_k_major(a_panel, kk);
+          const std::uint64_t db = kBMajorN ? desc_mn_major(b_panel, kk) : desc_k_major(b_panel, kk);
+          wgmma_detail::Wgmma<T, BN, kAMajorM, kBMajorN>::run(acc, da, db);
+          if constexpr (F == Fault::half_accumulator) {  // 16-bit partial sums after each k16 step
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_registers(acc);
+#pragma unroll
+            for (int i = 0; i < G::kAccumulators; ++i) acc[i] = static_cast<float>(static_cast<T>(acc[i]));
+            wgmma_fence();
+          }
         }
-        if constexpr (kBMajorN) {
-          for (int p = 0; p < BN / 64; ++p) tma_load_2d(stage_b(s) + p * G::kPanelBytes, &map_b, full(s), n0 + 64 * p, k0);
-        } else {
-          tma_load_2d(stage_b(s), &map_b, full(s), k0, n0);
-        }
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous stage's wgmmas are done: free it
+        if (previous >= 0) release(previous);
+        previous = s;
       }
-    }
-    return;
-  }
+      wgmma_wait<0>();
+      fence_registers(acc);
+      if (previous >= 0) release(previous);
+      if constexpr (F == Fault::skip_tile)
+        if (t == tiles / 2) continue;
 
-  claim_registers<G::kConsumerRegisters>();
-  const int consumer = warpgroup - 1;  // rows 64 consumer .. of the tile
-  const int warp = tid / 32, lane = tid % 32;
-  const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % 4) == 0;
-  float acc[G::kAccumulators];
-  int it = 0;
-  for (int u = static_cast<int>(blockIdx.x); u < units; u += static_cast<int>(gridDim.x)) {
-    const int t = u / splits;
-    const TileCoord tile = grouped_tile(t, grid_m, grid_n);
-    const int m0 = tile.m * kBM, n0 = tile.n * BN;
+      // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
+      // and + 1 of the j-th 8 columns.
+      const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
+      if (splits > 1) {  // the float32 partial tile, into this split's slice
+        float* const slice = partials + static_cast<std::int64_t>(u % splits) * m * n;
 #pragma unroll
-    for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
-    int previous = -1;  // the stage whose wgmmas may still be in flight
-    for (int kt = kt_begin(u); kt < kt_end(u); ++kt, ++it) {
-      const int s = it % STAGES;
-      mbar_wait(full(s), (it / STAGES) & 1);
-      const std::uint32_t a_panel = stage_a(s) + consumer * G::kPanelBytes, b_panel = stage_b(s);
-      wgmma_fence();
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = n0 + 8 * j + 2 * (lane % 4);
+          if (col >= n) continue;
 #pragma unroll
-      for (int kk = 0; kk < kBK / 16; ++kk) {
-        const std::uint64_t da = kAMajorM ? desc_mn_major(a_panel, kk) : desc_k_major(a_panel, kk);
-        const std::uint64_t db = kBMajorN ? desc_mn_major(b_panel, kk) : desc_k_major(b_panel, kk);
-        wgmma_detail::Wgmma<T, BN, kAMajorM, kBMajorN>::run(acc, da, db);
-        if constexpr (F == Fault::half_accumulator) {  // 16-bit partial sums after each k16 step
-          wgmma_commit();
-          wgmma_wait<0>();
-          fence_registers(acc);
-#pragma unroll
-          for (int i = 0; i < G::kAccumulators; ++i) acc[i] = static_cast<float>(static_cast<T>(acc[i]));
-          wgmma_fence();
+          for (int h = 0; h < 2; ++h) {
+            const int row = row0 + 8 * h;
+            if (row >= m) continue;
+            float* const at = slice + static_cast<std::int64_t>(row) * n + col;
+            if (col + 1 < n && n % 2 == 0) *reinterpret_cast<float2*>(at) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+            else {
+              at[0] = acc[4 * j + 2 * h];
+              if (col + 1 < n) at[1] = acc[4 * j + 2 * h + 1];
+            }
+          }
         }
+        continue;
       }
-      wgmma_commit();
-      wgmma_wait<1>();  // the previous stage's wgmmas are done: free it
-      if (previous >= 0 && tid == 0) mbar_arrive(empty(previous));
-      previous = s;
-    }
-    wgmma_wait<0>();
-    fence_registers(acc);
-    if (previous >= 0 && tid == 0) mbar_arrive(empty(previous));
-    if constexpr (F == Fault::skip_tile)
-      if (t == tiles / 2) continue;
-
-    // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
-    // and + 1 of the j-th 8 columns.
-    const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
-    if (splits > 1) {  // the float32 partial tile, into this split's slice
-      float* const slice = partials + static_cast<std::int64_t>(u % splits) * m * n;
+      if (kTmaStore && store_via_tma) {
+        const std::uint32_t mine = c_smem + consumer * G::kCBytes;
+        if (tid == 0) bulk_wait_read<0>();  // the last tile's stores have read the buffer
+        named_barrier(1 + consumer, 128);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int col = 8 * j + 2 * (lane % 4);  // in the tile; box col / 64, 16-byte chunk (col % 64) / 8
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = warp * 16 + lane / 4 + 8 * h;
+            const std::uint32_t at = mine + (col / 64) * G::kPanelBytes + row * 128 +
+                                     ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+            T pair[2] = {T(acc[4 * j + 2 * h]), T(acc[4 * j + 2 * h + 1])};
+            st_shared_u32(at, *reinterpret_cast<std::uint32_t*>(pair));
+          }
+        }
+        fence_proxy_async_shared();  // the writes above, before the copy engine reads them
+        named_barrier(1 + consumer, 128);
+        if (tid == 0) {
+          for (int box = 0; box < BN / 64; ++box)
+            tma_store_2d(&map_c, mine + box * G::kPanelBytes, n0 + 64 * box, m0 + consumer * 64);
+          bulk_commit();
+        }
+        continue;
+      }
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
         const int col = n0 + 8 * j + 2 * (lane % 4);
         if (col >= n) continue;
+        const bool both = col + 1 < n;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int row = row0 + 8 * h;
           if (row >= m) continue;
-          float* const at = slice + static_cast<std::int64_t>(row) * n + col;
-          if (col + 1 < n && n % 2 == 0) *reinterpret_cast<float2*>(at) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-          else {
-            at[0] = acc[4 * j + 2 * h];
-            if (col + 1 < n) at[1] = acc[4 * j + 2 * h + 1];
-          }
+          store_pair(c, static_cast<std::int64_t>(row) * n + col, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], both,
+                     both && pairs_aligned);
         }
       }
-      continue;
     }
-    if (kTmaStore && store_via_tma) {
-      const std::uint32_t mine = c_smem + consumer * G::kCBytes;
-      if (tid == 0) bulk_wait_read<0>();  // the last tile's stores have read the buffer
-      named_barrier(1 + consumer, 128);
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = 8 * j + 2 * (lane % 4);  // in the tile; box col / 64, 16-byte chunk (col % 64) / 8
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = warp * 16 + lane / 4 + 8 * h;
-          const std::uint32_t at = mine + (col / 64) * G::kPanelBytes + row * 128 +
-                                   ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
-          T pair[2] = {T(acc[4 * j + 2 * h]), T(acc[4 * j + 2 * h + 1])};
-          st_shared_u32(at, *reinterpret_cast<std::uint32_t*>(pair));
-        }
-      }
-      fence_proxy_async_shared();  // the writes above, before the copy engine reads them
-      named_barrier(1 + consumer, 128);
-      if (tid == 0) {
-        for (int box = 0; box < BN / 64; ++box)
-          tma_store_2d(&map_c, mine + box * G::kPanelBytes, n0 + 64 * box, m0 + consumer * 64);
-        bulk_commit();
-      }
-      continue;
-    }
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const int col = n0 + 8 * j + 2 * (lane % 4);
-      if (col >= n) continue;
-      const bool both = col + 1 < n;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = row0 + 8 * h;
-        if (row >= m) continue;
-        store_pair(c, static_cast<std::int64_t>(row) * n + col, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], both,
-                   both && pairs_aligned);
-      }
-    }
+    if (kTmaStore && tid == 0) bulk_wait<0>();  // no store may outlive the block's shared memory
   }
-  if (kTmaStore && tid == 0) bulk_wait<0>();  // no store may outlive the block's shared memory
+  if constexpr (CLUSTER > 1) {  // no block leaves while its peer may still write into it or arrive on it
+    __syncwarp();
+    cluster_sync();
+  }
 #else
   __trap();  // never launched: the host checks the device first
 #endif
@@ -289,14 +318,15 @@ CUtensorMap make_operand_map(const void* base, bool bfloat16, std::int64_t rows,
 
 // C = op(A).op(B) with wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM,
 // [K, M] rows; [K, N] or, !kBMajorN, [N, K] rows; row strides lda, ldb), C contiguous [M, N],
-// K >= 1; a persistent grid of at most `blocks` blocks, configuration W (gemm_tiles.hpp); K cut
+// K >= 1; a persistent grid of at most `blocks` blocks (whole clusters of W.cluster),
+// configuration W (gemm_tiles.hpp; W.cluster 2 needs B N-major, !kBMajorN is refused); K cut
 // into `splits` ranges (partials: splits x M x N floats, when splits > 1). Sets the kernel's
 // shared-memory limit the first time.
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
 cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
                               int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
-  constexpr int BN = W.bn;
-  using G = WgmmaGemm<T, BN, W.stages, !W.direct, kAMajorM, kBMajorN, F>;
+  constexpr int BN = W.bn, CLUSTER = W.cluster;
+  using G = WgmmaGemm<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   const CUtensorMap map_a = kAMajorM ? make_operand_map(a, kBf16, k, m, lda, G::kBK, 64)
                                      : make_operand_map(a, kBf16, m, k, lda, G::kBM, G::kBK);
@@ -305,14 +335,31 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
   // C's rows must be whole 16-byte chunks on a 16-byte-aligned base for TMA to store them.
   const bool store_via_tma = !W.direct && n % 8 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   const CUtensorMap map_c = store_via_tma ? make_operand_map(c, kBf16, m, n, n, 64, 64) : map_a;
-  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, kAMajorM, kBMajorN, F>;
+  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
-  const long long units = static_cast<long long>((m + G::kBM - 1) / G::kBM) * ((n + BN - 1) / BN) * splits;
-  const unsigned grid = static_cast<unsigned>(units < blocks ? units : blocks);
-  kernel<<<grid, G::kThreads, G::kSmemBytes, stream>>>(map_a, map_b, map_c, store_via_tma, c, m, n, k, splits,
-                                                       partials);
+  // Units of work are cluster tiles (CLUSTER tiles of one column) times splits; the grid is
+  // whole clusters, at most `blocks` blocks.
+  const long long cluster_rows = (m + G::kBM * CLUSTER - 1) / (G::kBM * CLUSTER);
+  const long long units = cluster_rows * ((n + BN - 1) / BN) * splits;
+  const long long clusters = units < blocks / CLUSTER ? units : blocks / CLUSTER;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * CLUSTER));
+  config.blockDim = dim3(G::kThreads);
+  config.dynamicSmemBytes = G::kSmemBytes;
+  config.stream = stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = CLUSTER;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  if (const cudaError_t err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, store_via_tma, c, m, n, k,
+                                                 splits, partials);
+      err != cudaSuccess)
+    return err;
   if (splits == 1) return cudaGetLastError();
   if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   const std::int64_t count = static_cast<std::int64_t>(m) * n;
