@@ -171,7 +171,7 @@ for spec in ${NCU_PROFILE:-}; do
 done
 if [ -n "${NCU_PROFILE:-}${SASS:-}" ]; then
   for o in $(find $build -name 'gemm_mma.cu.o' -o -name 'gemm_tf32.cu.o' -o -name 'gemm_wgmma.cu.o'); do
-    echo "SASS mix of $o:"
+    echo "SASS mix of $o: $(cuobjdump -sass "$o" | grep -c HGMMA) HGMMA, $(cuobjdump -sass "$o" | grep -cE 'LDL|STL') LDL/STL"
     cuobjdump -sass "$o" | grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z][A-Z0-9_]*' | awk '{print $2}' | sort | uniq -c |
       sort -rn | head -15
   done
