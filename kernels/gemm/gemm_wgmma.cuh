@@ -343,9 +343,8 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
   // whole clusters, at most `blocks` blocks.
   const long long cluster_rows = (m + G::kBM * CLUSTER - 1) / (G::kBM * CLUSTER);
   const long long units = cluster_rows * ((n + BN - 1) / BN) * splits;
-  const long long clusters = units < blocks / CLUSTER ? units : blocks / CLUSTER;
+  long long clusters = units < blocks / CLUSTER ? units : blocks / CLUSTER;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * CLUSTER));
   config.blockDim = dim3(G::kThreads);
   config.dynamicSmemBytes = G::kSmemBytes;
   config.stream = stream;
@@ -354,8 +353,19 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
   cluster.val.clusterDim.x = CLUSTER;
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  if constexpr (CLUSTER > 1) {  // a cluster launch only where there are clusters
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    // A cluster lives in one GPC: fewer pairs may fit at once than half the multiprocessors,
+    // and a persistent grid beyond what is resident would run its last clusters as a second wave.
+    config.gridDim = dim3(static_cast<unsigned>(blocks));
+    static const int resident = [&] {
+      int count = 0;
+      return cudaOccupancyMaxActiveClusters(&count, kernel, &config) == cudaSuccess ? count : 0;
+    }();
+    if (resident > 0 && clusters > resident) clusters = resident;
+  }
+  config.gridDim = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * CLUSTER));
   if (const cudaError_t err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, store_via_tma, c, m, n, k,
                                                  splits, partials);
       err != cudaSuccess)

@@ -95,17 +95,18 @@ void expect_wgmma_exact(int m, int n, int k, int pad, int blocks, int splits = 1
 }
 
 // N = 328 stores C through TMA (where the configuration does), N = 74 from registers (its rows
-// are not whole 16-byte chunks). Pairs (cluster 2) take B as given only; M = 300 is three tiles,
-// so the second pair's lower block has no rows to compute.
+// are not whole 16-byte chunks; B must then be given transposed, its rows K long, for TMA to
+// load it). Pairs (cluster 2) take B as given only; M = 300 is three tiles, so the second
+// pair's lower block has no rows to compute.
 template <WgmmaConfig W>
 void expect_wgmma_layouts(int pad, int blocks) {
   expect_wgmma_exact<false, false, W>(200, 328, 264, pad, blocks);
   expect_wgmma_exact<true, false, W>(200, 328, 264, pad, blocks);
   expect_wgmma_exact<false, false, W>(136, 72, 88, pad, blocks);  // below one tile in M and N
-  expect_wgmma_exact<false, false, W>(300, 74, 264, pad, blocks);
+  expect_wgmma_exact<false, false, W>(300, 328, 264, pad, blocks);
   // Split-K: 264 is five k-tiles; 3 ranges of 2, 2 and 1, 7 of one each and two empty ones.
   expect_wgmma_exact<false, false, W>(200, 328, 264, pad, blocks, 3);
-  expect_wgmma_exact<false, false, W>(300, 330, 264, pad, blocks, 7);
+  expect_wgmma_exact<false, false, W>(300, 328, 264, pad, blocks, 7);
   if constexpr (W.cluster == 1) {
     expect_wgmma_exact<false, true, W>(200, 328, 264, pad, blocks);
     expect_wgmma_exact<true, true, W>(200, 328, 264, pad, blocks);
