@@ -46,7 +46,8 @@ std::string wgmma_plan(const WgmmaConfig& w, const std::string& path, int splits
   return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": 64, \"splits\": " +
          std::to_string(splits) + ", \"stages\": " +
          std::to_string(w.stages) + ", \"epilogue\": \"" + (w.direct ? "registers" : "tma_store") +
-         "\", \"consumer_warpgroups\": 2, \"grid\": \"persistent\", \"group_m\": " +
+         "\", \"consumer_warpgroups\": 2, \"cluster\": " + std::to_string(w.cluster) +
+         ", \"grid\": \"persistent\", \"group_m\": " +
          std::to_string(kGroupM) + "}";
 }
 
