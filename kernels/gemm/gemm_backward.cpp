@@ -4,6 +4,7 @@
 //                with rows on 16-byte boundaries; each gradient one launch, no atomics
 //   wgmma        the same two products through the Hopper kernel at 128x256 (kWgmmaConfigs[0]),
 //                the transposes as the operands' major order; sm_90 devices only
+//   auto         wgmma on sm_90 devices, mma elsewhere
 //   cublas, cublas_best: the same two products through cublasLt with TRANSA / TRANSB
 #include <string>
 
@@ -87,6 +88,26 @@ void register_gemm_backward(Registry& r) {
     return hopper_problem();
   };
   r.add_variant(wgmma);
+  // The plan choosing by device, as gemm's auto does: what gemm_step's auto runs after the forward.
+  Variant tuned = make_variant("gemm_backward", "auto", "the Hopper kernel (wgmma) on sm_90 devices, mma elsewhere",
+                               [](const LaunchArgs& x) {
+                                 const Tensors t = tensors_of(x);
+                                 const bool hopper = hopper_problem().empty();
+                                 if (t.da) {
+                                   if (hopper) launch_wgmma_layout(0, *t.dc, false, *t.b, true, *t.da, x.stream);
+                                   else launch_mma_layout(*t.dc, false, *t.b, true, *t.da, x.stream);
+                                 }
+                                 if (t.db) {
+                                   if (hopper) launch_wgmma_layout(0, *t.a, true, *t.dc, false, *t.db, x.stream);
+                                   else launch_mma_layout(*t.a, true, *t.dc, false, *t.db, x.stream);
+                                 }
+                               });
+  tuned.unsupported = tensor_core_problem;
+  tuned.plan = [](const Case&) {
+    return std::string(hopper_problem().empty() ? "{\"path\": \"wgmma\", \"tile\": \"128x256\"}"
+                                                : "{\"path\": \"mma\", \"tile\": \"128x256_fast\"}");
+  };
+  r.add_variant(tuned);
   r.add_variant(cublas_backward("cublas", "cublasLt, the default heuristic's first algorithm, per gradient", CublasPick::first));
   r.add_variant(cublas_backward("cublas_best", "cublasLt, the fastest of its top 16 candidates, per gradient", CublasPick::best));
 }

@@ -48,7 +48,8 @@ Tolerance tolerance(const StepParts& p, const Case& c, std::size_t output) {
 void register_gemm_step(Registry& r) {
   register_step(r, StepDefinition{"gemm_step", "C = A.B, then dA = dC.B^T and dB = A^T.dC: a linear layer's step",
                                   "gemm", "gemm_backward", gemm_step_wiring, generate, tolerance,
-                                  {{"auto", false, "the autotuned forward, then the mma backward", "auto", "mma"},
+                                  {{"auto", false, "the autotuned forward, then the backward's auto (wgmma on sm_90, else mma)", "auto",
+                                    "auto"},
                                    {"wgmma", false, "the Hopper kernel (128x256) for all three products", "wgmma_128x256",
                                     "wgmma"},
                                    {"cublas", true, "cublasLt for all three products, first algorithm", "cublas", "cublas"},

@@ -28,9 +28,9 @@ TEST(GemmBackwardGpu, EveryVariantWithEachGradientSwitchedOff) {
           EXPECT_TRUE(info.passed) << case_label(c) << " " << v->name << ": " << info.detail;
           ++ran;
         }
-        // cublas, cublas_best; mma for 16-bit; wgmma too on sm_90.
+        // cublas, cublas_best; mma and auto for 16-bit; wgmma too on sm_90.
         const int hopper = gemm::hopper_problem().empty() ? 1 : 0;
-        EXPECT_EQ(ran, t == DType::f32 ? 2 : 3 + hopper) << case_label(c);
+        EXPECT_EQ(ran, t == DType::f32 ? 2 : 4 + hopper) << case_label(c);
       }
 }
 
