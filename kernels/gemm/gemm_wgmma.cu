@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "device/device_limits.hpp"
 #include "kernels/gemm/gemm_contract.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/gemm_wgmma.cuh"
@@ -32,13 +33,6 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-int multiprocessors() {
-  int device = 0, count = 0;
-  KB_CUDA(cudaGetDevice(&device));
-  KB_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
-}
-
 // How a launch cuts K: `splits` ranges, their float32 partials in `partials`.
 struct Split {
   int splits = 1;
@@ -53,7 +47,7 @@ cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const De
   else
     return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
       a.as<const T>(), a.row_stride, b.as<const T>(), b.row_stride, c.as<T>(), static_cast<int>(c.rows),
-      static_cast<int>(c.cols), k, multiprocessors(), stream, split.splits, split.partials);
+      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials);
 }
 
 template <class T, bool kAMajorM, bool kBMajorN, std::size_t... I>
@@ -151,7 +145,7 @@ int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms
 
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
   if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;
-  const int splits = wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, multiprocessors());
+  const int splits = wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, current_device_limits().sms);
   return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float) : 0;
 }
 
@@ -166,7 +160,7 @@ void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& 
   if (index < kWgmmaConfigs.size() && hopper_problem().empty()) {
     // As many splits as the heuristic wants and the workspace holds (1: none).
     const std::size_t slice = static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
-    const int wanted = wgmma_splits(c.rows, c.cols, a.cols, kWgmmaConfigs[index].bn, multiprocessors());
+    const int wanted = wgmma_splits(c.rows, c.cols, a.cols, kWgmmaConfigs[index].bn, current_device_limits().sms);
     const auto fits = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), workspace_bytes / slice));
     if (fits > 1 && workspace != nullptr) split = Split{fits, static_cast<float*>(workspace)};
   }
