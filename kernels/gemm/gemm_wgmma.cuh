@@ -358,10 +358,14 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
     config.numAttrs = 1;
     // A cluster lives in one GPC: fewer pairs may fit at once than half the multiprocessors,
     // and a persistent grid beyond what is resident would run its last clusters as a second wave.
-    config.gridDim = dim3(static_cast<unsigned>(blocks));
+    // (Asked with a grid of one cluster: a grid that is not whole clusters is an error, which
+    // would also be left behind for the cudaGetLastError below.)
+    config.gridDim = dim3(static_cast<unsigned>(CLUSTER));
     static const int resident = [&] {
       int count = 0;
-      return cudaOccupancyMaxActiveClusters(&count, kernel, &config) == cudaSuccess ? count : 0;
+      if (cudaOccupancyMaxActiveClusters(&count, kernel, &config) == cudaSuccess) return count;
+      (void)cudaGetLastError();
+      return 0;
     }();
     if (resident > 0 && clusters > resident) clusters = resident;
   }
