@@ -23,7 +23,10 @@
 # EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below; GRID_CONFIG names
 # another grid config than configs/grid.json). Extra kbench run
 # flags go in KBENCH_RUN_FLAGS; NCU_CHECK=1 sets the cupti timer against Nsight Compute;
-# MMA_CEILING=1 measures mma.sync's own rate (scripts/mma_ceiling.cu); NCU_PROFILE profiles
+# MICROBENCH="mma_ceiling stream_mix" builds and runs those probes of scripts/*.cu (mma.sync's
+# own rate; the two-read, one-write stream's designs and cache policies; MMA_CEILING=1 is
+# MICROBENCH=mma_ceiling); TORCH_DUMP="OP:DTYPE:SHAPE ..." prints the Triton code torch.compile
+# generates for those cases (scripts/torch_kernel_dump.py); NCU_PROFILE profiles
 # chosen variants with Nsight Compute (below);
 # SASS=1 prints the SASS instruction mix of the gemm objects (HGMMA: wgmma on the fast path);
 # STEP_TIMEOUT_S kills any step that runs longer (a hung kernel costs one step, not the call);
@@ -146,15 +149,21 @@ if [ -n "${NCU_CHECK:-}" ]; then
   cat "$STEP_LOG"
 fi
 
-# MMA_CEILING=1: mma.sync's issue rate with no memory traffic (scripts/mma_ceiling.cu), the
-# compute roofline of GEMM I's kernels; its table goes into the log.
-if [ -n "${MMA_CEILING:-}" ]; then
-  mma_ceiling() {
-    nvcc -O3 -gencode=arch=compute_90a,code=sm_90a scripts/mma_ceiling.cu -o $build/mma_ceiling && ./$build/mma_ceiling
+# MICROBENCH: each probe's table goes into the log (MMA_CEILING=1: mma.sync's issue rate with no
+# memory traffic, the compute roofline of GEMM I's kernels).
+for probe in ${MICROBENCH:-} ${MMA_CEILING:+mma_ceiling}; do
+  microbench() {
+    nvcc -O3 -gencode=arch=compute_90a,code=sm_90a "scripts/$1.cu" -o "$build/$1" && "./$build/$1"
   }
-  step "mma ceiling" mma_ceiling
-  echo "mma ceiling: rc=$? after $(( $(date +%s) - start )) s"
+  step "microbench $probe" microbench "$probe"
+  echo "microbench $probe: rc=$? after $(( $(date +%s) - start )) s"
   cat "$STEP_LOG"
+done
+if [ -n "${TORCH_DUMP:-}" ]; then
+  # Only the kernels and their launch heuristics, into the log (the whole module is long).
+  step "torch dump" python3 scripts/torch_kernel_dump.py $TORCH_DUMP
+  echo "torch dump: rc=$? after $(( $(date +%s) - start )) s"
+  grep -E "^=====|@triton|def triton|tl\.load|tl\.store|tl\.sum|for r|XBLOCK|RBLOCK|R0_BLOCK|num_warps|evict|triton_heuristics|reduction_hint" "$STEP_LOG" | head -150
 fi
 
 # NCU_PROFILE="OP:DTYPE:SHAPE:VARIANT ...": Nsight Compute's throughput, memory, warp-state and
