@@ -5,7 +5,9 @@
 // 4.39-4.41 TB/s there, above the 1:1 copy, and kbench's resident kernel 4.14-4.31.
 //
 // Not a kbench experiment: a probe for the next kernel change, run by scripts/gpu_session.sh
-// (MICROBENCH=stream_mix). Each launch reads its own input set (sets totalling over 3x L2, so
+// (MICROBENCH=stream_mix). The designs: a block per row in registers (kbench's resident plan), the
+// same as a persistent grid with and without a bulk L2 prefetch of the next row, two passes
+// (torch.compile's looped reduction) under cache policies, and c = a + b. Each launch reads its own input set (sets totalling over 3x L2, so
 // every launch starts cold); a sample is 20 launches back to back between two events; variants
 // take turns, 7 rounds; the table gives each variant's median sample per launch. Every variant's
 // dx is compared with the first's (max |difference|), so that a fast wrong kernel shows.
@@ -90,7 +92,7 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
 
 // A block per row, the row in registers: Threads x K vectors (kbench's resident design).
 template <class T, int Threads, int K, Load L, Store S>
-__global__ void __launch_bounds__(Threads) resident(const T* y, const T* dy, T* dx, int width) {
+__global__ void __launch_bounds__(Threads) resident(const T* y, const T* dy, T* dx, int width, int) {
   __shared__ float scratch[32];
   using P = Pack<T>;
   const long long base = static_cast<long long>(blockIdx.x) * width;
@@ -116,10 +118,47 @@ __global__ void __launch_bounds__(Threads) resident(const T* y, const T* dy, T* 
   }
 }
 
+// The resident design as a persistent grid (as many blocks as fit at once, rows in turn), with
+// or without a bulk L2 prefetch of the block's next row before this row's reduction.
+template <class T, int Threads, int K, bool Prefetch>
+__global__ void __launch_bounds__(Threads) persistent(const T* y, const T* dy, T* dx, int width, int rows) {
+  __shared__ float scratch[32];
+  using P = Pack<T>;
+  for (int row = blockIdx.x; row < rows; row += gridDim.x) {
+    const long long base = static_cast<long long>(row) * width;
+    if (Prefetch && threadIdx.x == 0 && row + gridDim.x < rows) {
+      const long long next = base + static_cast<long long>(gridDim.x) * width;
+      const unsigned bytes = width * sizeof(T);
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(y + next), "r"(bytes) : "memory");
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(dy + next), "r"(bytes) : "memory");
+    }
+    uint4 a[K], b[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int e = (threadIdx.x + k * Threads) * P::n;
+      a[k] = load<Load::ldg>(y + base + e);
+      b[k] = load<Load::ldg>(dy + base + e);
+    }
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+      for (int j = 0; j < P::n; ++j) s += P::get(a[k], j) * P::get(b[k], j);
+    const float dot = block_sum<Threads>(s, scratch);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      uint4 o;
+#pragma unroll
+      for (int j = 0; j < P::n; ++j) P::set(o, j, P::get(a[k], j) * (P::get(b[k], j) - dot));
+      store<Store::streaming>(dx + base + (threadIdx.x + k * Threads) * P::n, o);
+    }
+  }
+}
+
 // A block per row, two passes over it (torch.compile's looped reduction): the dot, then dx from
 // a second read, which L1 policy `L1st` and `L2nd` make an L2 hit or not.
 template <class T, int Threads, Load L1st, Load L2nd, Store S>
-__global__ void __launch_bounds__(Threads) looped(const T* y, const T* dy, T* dx, int width) {
+__global__ void __launch_bounds__(Threads) looped(const T* y, const T* dy, T* dx, int width, int) {
   __shared__ float scratch[32];
   using P = Pack<T>;
   const long long base = static_cast<long long>(blockIdx.x) * width;
@@ -141,7 +180,7 @@ __global__ void __launch_bounds__(Threads) looped(const T* y, const T* dy, T* dx
 
 // The same bytes with no reduction: c = a + b over `count` elements, grid-stride, 16-byte vectors.
 template <class T, Store S>
-__global__ void __launch_bounds__(256) stream21(const T* y, const T* dy, T* dx, int count) {
+__global__ void __launch_bounds__(256) stream21(const T* y, const T* dy, T* dx, int count, int) {
   using P = Pack<T>;
   const long long n = count / P::n;
   for (long long v = blockIdx.x * 256ll + threadIdx.x; v < n; v += 256ll * gridDim.x) {
@@ -153,20 +192,33 @@ __global__ void __launch_bounds__(256) stream21(const T* y, const T* dy, T* dx, 
   }
 }
 
+using AnyKernel = void (*)(const void*, const void*, void*, int, int);
+
 struct Variant {
   std::string name;
-  void (*kernel)(const void*, const void*, void*, int);
+  AnyKernel kernel;
   dim3 grid, block;
   bool same_result;  // compared with the first variant's dx
 };
 
+// Every kernel takes (y, dy, dx, width, rows); only the persistent ones read rows.
 template <class T>
-using KernelT = void (*)(const T*, const T*, T*, int);
+using KernelT = void (*)(const T*, const T*, T*, int, int);
+template <class T>
+using PersistentT = KernelT<T>;
 
 template <class T>
 Variant make(std::string name, KernelT<T> k, dim3 grid, int threads, bool same = true) {
-  return {std::move(name), reinterpret_cast<void (*)(const void*, const void*, void*, int)>(k), grid,
-          dim3(threads), same};
+  return {std::move(name), reinterpret_cast<AnyKernel>(k), grid, dim3(threads), same};
+}
+
+template <class T>
+Variant make_persistent(std::string name, PersistentT<T> k, int threads) {
+  int per_sm = 0, sms = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return {std::move(name) + " (" + std::to_string(per_sm) + "/SM)", reinterpret_cast<AnyKernel>(k),
+          dim3(per_sm * sms), dim3(threads), true};
 }
 
 template <class T>
@@ -209,6 +261,18 @@ void run(int rows, int width, const char* dtype) {
     vs.push_back(make<T>("resident 512x1 ldg stcs", resident<T, 512, 1, Load::ldg, Store::streaming>, g, 512));
     vs.push_back(make<T>("resident 128x4 ldg stcs", resident<T, 128, 4, Load::ldg, Store::streaming>, g, 128));
   }
+  if (nvec == 1024) {
+    vs.push_back(make_persistent<T>("persistent 512x2", persistent<T, 512, 2, false>, 512));
+    vs.push_back(make_persistent<T>("persistent 512x2 prefetch", persistent<T, 512, 2, true>, 512));
+    vs.push_back(make_persistent<T>("persistent 256x4 prefetch", persistent<T, 256, 4, true>, 256));
+  } else if (nvec == 2048) {
+    vs.push_back(make_persistent<T>("persistent 512x4", persistent<T, 512, 4, false>, 512));
+    vs.push_back(make_persistent<T>("persistent 512x4 prefetch", persistent<T, 512, 4, true>, 512));
+  } else if (nvec == 512) {
+    vs.push_back(make_persistent<T>("persistent 256x2", persistent<T, 256, 2, false>, 256));
+    vs.push_back(make_persistent<T>("persistent 256x2 prefetch", persistent<T, 256, 2, true>, 256));
+    vs.push_back(make_persistent<T>("persistent 128x4 prefetch", persistent<T, 128, 4, true>, 128));
+  }
   vs.push_back(make<T>("looped 512 last/first plain", looped<T, 512, Load::evict_last, Load::evict_first, Store::plain>, g, 512));
   vs.push_back(make<T>("looped 512 last/first stcs", looped<T, 512, Load::evict_last, Load::evict_first, Store::streaming>, g, 512));
   vs.push_back(make<T>("looped 512 ldg/ldg plain", looped<T, 512, Load::ldg, Load::ldg, Store::plain>, g, 512));
@@ -228,7 +292,7 @@ void run(int rows, int width, const char* dtype) {
   std::vector<double> maxdiff(vs.size(), 0.0);
   for (size_t i = 0; i < vs.size(); ++i) {
     const int w = vs[i].name.rfind("stream21", 0) == 0 ? rows * width : width;
-    vs[i].kernel<<<vs[i].grid, vs[i].block>>>(y[0], dy[0], dx[0], w);
+    vs[i].kernel<<<vs[i].grid, vs[i].block>>>(y[0], dy[0], dx[0], w, rows);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(i == 0 ? ref.data() : out.data(), dx[0], bytes, cudaMemcpyDeviceToHost));
@@ -243,7 +307,7 @@ void run(int rows, int width, const char* dtype) {
       CHECK(cudaEventRecord(e0));
       for (int l = 0; l < launches; ++l) {
         const int s = l % sets;
-        vs[i].kernel<<<vs[i].grid, vs[i].block>>>(y[s], dy[s], dx[s], w);
+        vs[i].kernel<<<vs[i].grid, vs[i].block>>>(y[s], dy[s], dx[s], w, rows);
       }
       CHECK(cudaEventRecord(e1));
       CHECK(cudaEventSynchronize(e1));

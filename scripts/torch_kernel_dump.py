@@ -37,6 +37,8 @@ def main(argv) -> int:
     if not argv:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
+    tb.require_torch(0)  # torch_baseline.py imports torch lazily; its functions see it from here on
+    tb.allow_many_compiles()
     for spec in argv:
         try:
             op, dtype, shape = spec.split(":")

@@ -74,6 +74,19 @@ __device__ __forceinline__ bool same_phase_for(const A* a, const B* b) {
   else return same_phase(a, b);
 }
 
+// Asks the L2 to fetch `bytes` from global memory at p (16-byte aligned, a multiple of 16
+// bytes) without waiting for them: one instruction for a whole row (sm_90's bulk prefetch;
+// nothing elsewhere). A persistent kernel issues it for its next row before it reduces this
+// one, so that DRAM stays busy through the reduction instead of waiting for the next loads.
+__device__ __forceinline__ void prefetch_l2(const void* p, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 template <class T>
 union Vec16 {
   uint4 u;
