@@ -188,7 +188,7 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
   vary("chunk_counts_rows", &RuleParams::chunk_counts_rows, std::vector<bool>{false, true});
   vary("warp_max_vecs", &RuleParams::warp_max_vecs, W{32, 64, 128, 256});
   // eight_vectors_above varies only where the op's float32 blocks take 8 vectors.
-  if (current.block_eight_vectors_f32) vary("eight_vectors_above", &RuleParams::eight_vectors_above, W{0, 128, 256, 512});
+  if (current.block_eight_vectors_f32) vary("eight_vectors_above", &RuleParams::eight_vectors_above, W{0, 128, 256, 512, 1024});
   // The current thresholds first (a tie keeps them), then the rest, 8192-element chunks never
   // reaching past 4096-element ones.
   std::vector<RuleParams> out{now};

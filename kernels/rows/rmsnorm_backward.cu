@@ -43,9 +43,12 @@ namespace {
 // float32 block plans take 8 vectors a thread to reach 2048 vectors (8192 columns) resident;
 // 16-bit rows stay resident to 1024 vectors (8192 columns). Its 16-bit 8-vector warp kernels
 // spilled at two blocks per SM (see kMinResidentBlocks), so rows of 129-256 vectors take a
-// block of 4-vector threads instead, and float32 rows take 8 vectors a thread only past 256
-// (at 16384x1024 float32, 64 threads x 8 vectors left half of each thread's registers empty:
-// 100 us against rmsnorm's 73). Pieces of a split row keep two sums. The fit on two bfloat16
+// block of 4-vector threads instead, and float32 rows take 8 vectors a thread only past 1024,
+// where 256 threads of 4 no longer hold the row (at 16384x1024 float32, 64 threads x 8
+// vectors left half of each thread's registers empty: 100 us against rmsnorm's 73; and the
+// outside grid, results/grid/grid-20261201T180829Z-993950.json, found 8 vectors losing to 4 at
+// every float32 width of 1536-4096 and row count of 128-16384, 4096x4096 warm 86.36 us against
+// 71.92, where the threshold was 256). Pieces of a split row keep two sums. The fit on two bfloat16
 // grid runs of one H200 (results/grid/grid-20261201T170738Z-0f4d00.json, -170835Z-ed1be5.json;
 // results/fit/fit-20261201T171132Z-73e2ec.json) moved the split only: every row count below the
 // SMs splits past 8192 elements, as well as those below half of them past 8192 (held: the warp
@@ -59,7 +62,7 @@ constexpr RowRules kRules{.max_threads_4 = 256,
                           .auto_resident_vecs = 2048,
                           .warp_eight_vectors = false,
                           .block_eight_vectors_f32 = true,
-                          .eight_vectors_above = 256,
+                          .eight_vectors_above = 1024,
                           .split_below_divisor = 1,
                           .split_all_sms_above_width = 32768,
                           .looped_chunk_sets_threads = false,  // its looped plan runs fixed tiles
