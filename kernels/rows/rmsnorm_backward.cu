@@ -245,15 +245,6 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     const T* hr = static_cast<const T*>(t.h) + row_offset(r, t.h_stride);
     const T* dyr = static_cast<const T*>(t.dy) + row_offset(r, t.dy_stride);
     const T* dhr = WithDh ? static_cast<const T*>(t.dh) + row_offset(r, t.dh_stride) : nullptr;
-    if constexpr (Aligned) {  // this slot's next row into L2 while this one is reduced (prefetch_l2)
-      const std::int64_t next = row + static_cast<std::int64_t>(gridDim.x) * rows_per_block;
-      if (lane == 0 && next < rows) {
-        const unsigned bytes = static_cast<unsigned>(width) * sizeof(T);
-        prefetch_l2(static_cast<const T*>(t.h) + row_offset(next, t.h_stride), bytes);
-        prefetch_l2(static_cast<const T*>(t.dy) + row_offset(next, t.dy_stride), bytes);
-        if constexpr (WithDh) prefetch_l2(static_cast<const T*>(t.dh) + row_offset(next, t.dh_stride), bytes);
-      }
-    }
     uint4 hv[K], dyv[K], dhv[kEarlyDh ? K : 1];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
