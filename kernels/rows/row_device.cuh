@@ -89,40 +89,18 @@ union Vec16 {
 //   last_use  ld.global.cs (__ldcs), evict-first: the second read of a looped or split plan,
 //             after which the row is dead. With __ldg there, the split backward at 64x131072
 //             float32 ran 10% slower: the dead rows pushed out rows other blocks still re-read.
-//   keep      L1::evict_last with an L2 evict-last policy: the first pass of a looped plan whose
-//             second pass should find the row in L1 (torch.compile's looped softmax backward
-//             loads so: scripts/torch_kernel_dump.py, Triton's lowering on sm_90).
-//   drop      L1::evict_first with an L2 evict-first policy: that second pass.
-// Outputs are written evict-first (__stcs) unless a kernel says otherwise: plain stores made
-// looped softmax at 128x32769 float32 1.55x slower, the written lines evicting the rows its
-// second pass re-reads.
-enum class Cache { normal, last_use, keep, drop };
-
-// ld.global.v4 with an L1 eviction priority and an L2 policy (createpolicy), for keep and drop.
-template <Cache C>
-__device__ __forceinline__ uint4 load16_hinted(const uint4* p) {
-  uint4 r;
-  unsigned long long policy;
-  if constexpr (C == Cache::keep) {
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-    asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p), "l"(policy));
-  } else {
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p), "l"(policy));
-  }
-  return r;
-}
+// Outputs are always written evict-first (__stcs): plain stores made looped softmax at
+// 128x32769 float32 1.55x slower, the written lines evicting the rows its second pass re-reads.
+// (torch.compile's looped softmax backward reads with L1 eviction priorities and an L2
+// policy, evict-last then evict-first, and stores plainly; kbench's looped backward read so
+// ran 1.27-1.35x slower: docs/records/2026-12-01-session8.)
+enum class Cache { normal, last_use };
 
 template <class T, Cache C>
 __device__ __forceinline__ uint4 load16(const T* p, bool vec_ok) {
   if (vec_ok) {
     const auto* q = reinterpret_cast<const uint4*>(p);
     if constexpr (C == Cache::last_use) return __ldcs(q);
-    else if constexpr (C == Cache::keep || C == Cache::drop) return load16_hinted<C>(q);
     else return __ldg(q);
   }
   Vec16<T> r;
@@ -142,12 +120,10 @@ __device__ __forceinline__ void load_vectors(uint4 (&raw)[K], const T* vectors, 
   for (int k = 0; k < K; ++k) raw[k] = load16<T, C>(vectors + min(first + k * step, last) * kVec<T>, true);
 }
 
-// `Plain`: an ordinary store instead of evict-first (see Cache).
-template <class T, bool Plain = false>
+template <class T>
 __device__ __forceinline__ void store16(T* p, const Vec16<T>& r, bool vec_ok) {
   if (vec_ok) {
-    if constexpr (Plain) *reinterpret_cast<uint4*>(p) = r.u;
-    else __stcs(reinterpret_cast<uint4*>(p), r.u);
+    __stcs(reinterpret_cast<uint4*>(p), r.u);
     return;
   }
 #pragma unroll

@@ -3,8 +3,7 @@
 //   eager (baseline): two kernels, the row dot and then an elementwise dx (a framework
 //          without fusion runs more: PyTorch materialises y * dy first).
 //   looped: a block per row, grid-stride; pass 1 the dot (lane partials per chunk, Kahan
-//          across chunks), pass 2 re-reads y and dy (from L1 where pass 1 kept them, else
-//          L2) and writes dx.
+//          across chunks), pass 2 re-reads y and dy (from L2) and writes dx.
 //   split: few wide rows; kernel 1 writes each piece's partial dot, kernel 2 adds the row's
 //          partials in a fixed order and writes its piece.
 //   resident: y and dy held in registers (2 x 1-8 vectors per thread): one read of each.
@@ -149,15 +148,15 @@ __device__ __forceinline__ void load_chunk(uint4 (&ry)[kLoopVecs], uint4 (&rdy)[
   }
 }
 
-// This thread's compensated partial of dot(y, dy) over n elements, read under policy C.
-template <class T, Cache C = Cache::normal>
+// This thread's compensated partial of dot(y, dy) over n elements.
+template <class T>
 __device__ __forceinline__ float thread_dot(const T* yr, const T* dyr, const RowParts& p) {
   const int step = blockDim.x * kLoopVecs, t = threadIdx.x;
   const bool dy_vec = same_phase(yr, dyr);
   KahanSum acc;
   for (int base = 0; base < p.nvec; base += step) {
     uint4 ry[kLoopVecs], rdy[kLoopVecs];
-    load_chunk<T, C>(ry, rdy, yr, dyr, p, base + t, dy_vec);
+    load_chunk<T, Cache::normal>(ry, rdy, yr, dyr, p, base + t, dy_vec);
     float part = 0.0f;
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k)
@@ -171,19 +170,18 @@ __device__ __forceinline__ float thread_dot(const T* yr, const T* dyr, const Row
   return acc.value();
 }
 
-// dx over the row from a second read of y and dy under policy C; `Plain`: see store16.
-template <class T, Cache C = Cache::last_use, bool Plain = false>
+template <class T>
 __device__ __forceinline__ void write_grad(const T* yr, const T* dyr, T* dxr, const RowParts& p,
                                            float dot) {
   const int step = blockDim.x * kLoopVecs, t = threadIdx.x;
   const bool dy_vec = same_phase(yr, dyr), dx_vec = same_phase(yr, dxr);
   for (int base = 0; base < p.nvec; base += step) {
     uint4 ry[kLoopVecs], rdy[kLoopVecs];
-    load_chunk<T, C>(ry, rdy, yr, dyr, p, base + t, dy_vec);
+    load_chunk<T, Cache::last_use>(ry, rdy, yr, dyr, p, base + t, dy_vec);
 #pragma unroll
     for (int k = 0; k < kLoopVecs; ++k) {
       const int v = base + t + k * blockDim.x;
-      if (v < p.nvec) store16<T, Plain>(dxr + p.head + v * kVec<T>, grad16<T>(ry[k], rdy[k], dot), dx_vec);
+      if (v < p.nvec) store16<T>(dxr + p.head + v * kVec<T>, grad16<T>(ry[k], rdy[k], dot), dx_vec);
     }
   }
   grad_edges(yr, dyr, dxr, p, t, dot);
@@ -198,10 +196,8 @@ __global__ void __launch_bounds__(1024) softmax_bwd_looped_kernel(Rows3 t, std::
     const T* dyr = static_cast<const T*>(t.dy) + row_offset(row, t.dy_stride);
     T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
     const RowParts p = row_parts(yr, width);
-    // As torch.compile's looped kernel reads (see Cache): the first pass keeps the row in L1
-    // for the second, which drops it, and dx is stored plainly.
-    const float dot = block_reduce(thread_dot<T, Cache::keep>(yr, dyr, p), scratch, SumOp{});
-    write_grad<T, Cache::drop, true>(yr, dyr, dxr, p, dot);
+    const float dot = block_reduce(thread_dot(yr, dyr, p), scratch, SumOp{});
+    write_grad(yr, dyr, dxr, p, dot);
   }
 }
 
