@@ -8,7 +8,8 @@
 # Two steps, so that results on the GPU machine record their commit and an exact diff:
 #   1. here, before each device call:   scripts/gpu_session.sh --prepare
 #      writes .kbench-git-commit (git rev-parse HEAD) and .kbench-git.bundle (git bundle create
-#      of HEAD), both git-ignored: name them in the device call's carried paths.
+#      of HEAD; with BUNDLE_BASE=<commit>, of the commits after it), both git-ignored: name them
+#      in the device call's carried paths.
 #   2. there:   OUT=/tmp/out scripts/gpu_session.sh configs/foundation.json [more configs...]
 #      The GPU machine gets a copy of the working tree whose .git is a stale snapshot from the
 #      start of the session (or none), without the current commit's objects. When the bundle is
@@ -48,7 +49,10 @@ if [ "${1:-}" = --prepare ]; then
   set -e
   trap 'rm -f "$marker.tmp" "$bundle.tmp"' EXIT
   git rev-parse --verify HEAD >"$marker.tmp"
-  git bundle create -q "$bundle.tmp" HEAD
+  # BUNDLE_BASE=<commit>: only the history after it (the GPU machine's copy of .git, taken at
+  # the start of the session, already has that commit), when the whole history would take the
+  # working tree past what a device call may carry.
+  git bundle create -q "$bundle.tmp" ${BUNDLE_BASE:+"$BUNDLE_BASE..HEAD"} ${BUNDLE_BASE:-HEAD}
   mv "$marker.tmp" "$marker"
   mv "$bundle.tmp" "$bundle"
   echo "prepared: $marker $(cut -c1-12 "$marker"), $bundle $(du -h "$bundle" | cut -f1);" \
