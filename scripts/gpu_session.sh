@@ -52,7 +52,7 @@ if [ "${1:-}" = --prepare ]; then
   # BUNDLE_BASE=<commit>: only the history after it (the GPU machine's copy of .git, taken at
   # the start of the session, already has that commit), when the whole history would take the
   # working tree past what a device call may carry.
-  git bundle create -q "$bundle.tmp" ${BUNDLE_BASE:+"$BUNDLE_BASE..HEAD"} ${BUNDLE_BASE:-HEAD}
+  git bundle create -q "$bundle.tmp" "${BUNDLE_BASE:+$BUNDLE_BASE..}HEAD"
   mv "$marker.tmp" "$marker"
   mv "$bundle.tmp" "$bundle"
   echo "prepared: $marker $(cut -c1-12 "$marker"), $bundle $(du -h "$bundle" | cut -f1);" \
