@@ -24,7 +24,6 @@
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <type_traits>
 
 #include "core/errors.hpp"
 #include "kernels/common/grid.hpp"
@@ -43,7 +42,7 @@ namespace {
 // 4-vector kernels spilled at a 512-thread bound, so its kernels are bound to 256 threads, and
 // float32 block plans take 8 vectors a thread to reach 2048 vectors (8192 columns) resident;
 // 16-bit rows stay resident to 1024 vectors (8192 columns). Its 16-bit 8-vector warp kernels
-// spilled at two blocks per SM (see min_resident_blocks), so rows of 129-256 vectors take a
+// spilled at two blocks per SM (see kMinResidentBlocks), so rows of 129-256 vectors take a
 // block of 4-vector threads instead, and float32 rows take 8 vectors a thread only past 1024,
 // where 256 threads of 4 no longer hold the row (at 16384x1024 float32, 64 threads x 8
 // vectors left half of each thread's registers empty: 100 us against rmsnorm's 73; and the
@@ -69,20 +68,16 @@ constexpr RowRules kRules{.max_threads_4 = 256,
                           .looped_chunk_sets_threads = false,  // its looped plan runs fixed tiles
                           .split_piece_bytes = 2 * sizeof(float)};
 
-// Blocks of 256 threads of the resident kernel per SM at least, where every row is whole
-// aligned vectors: two for 8 vectors a thread (128 registers; left to itself ptxas gave the
-// 8-vector kernels 175-209 registers, one block per SM, and an SM then waits through each
-// row's reductions with nothing else in flight); three for up to 4 (80 registers: six blocks
-// of 128 threads an SM where their 96 allowed five, at float16 4096x4096 31% occupancy), but
-// for bfloat16, whose 4-vector kernel with dh and dw spilled at 80. The kernel for other rows
-// reads element by element where it must, which takes more registers than that (it spilled at
-// 128), so it keeps no second bound.
-template <class T, int K, bool Aligned>
-constexpr int min_resident_blocks() {
-  if constexpr (!Aligned) return 1;
-  else if constexpr (K <= 4 && !std::is_same_v<T, __nv_bfloat16>) return 3;
-  else return 2;
-}
+// Two blocks of the resident kernel per SM at least (128 registers at 256 threads) where every
+// row is whole aligned vectors: left to itself ptxas gave the 8-vector kernels 175-209
+// registers, one block per SM, and an SM then waits through each row's reductions with nothing
+// else in flight. The kernel for other rows reads element by element where it must, which
+// takes more registers than that (it spilled at 128), so it keeps no second bound. (Three
+// blocks, 80 registers, for the 4-vector kernels raised float16 4096x4096 from five blocks of
+// 128 threads an SM to six and ran no faster: 42.40 us cupti against 41.98, two H200s,
+// archive/sweep/sweep-20261201T234233Z-09597d.json against
+// results/sweep/sweep-20261201T233154Z-c86b3a.json. Occupancy does not bound it there.)
+constexpr int kMinResidentBlocks = 2;
 
 constexpr int kTileThreads = 256;  // looped and split: a column tile is kTileThreads x kTileCols
 constexpr int kTileCols = 8;       // columns per thread, strided by kTileThreads
@@ -226,7 +221,7 @@ __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_b
 // kernels took over 200 registers, one block per SM.) `partial` is gridDim.x x width floats,
 // null when the weight is frozen; the block's slots are added in slot order into its row.
 template <class T, int K, bool WithDh, bool WithDw, bool Aligned>
-__global__ void __launch_bounds__(kRules.max_threads(K), min_resident_blocks<T, K, Aligned>())
+__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial) {
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float2 scratch[32];
