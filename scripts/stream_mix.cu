@@ -90,12 +90,11 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
   return v;
 }
 
-// A block per row, the row in registers: Threads x K vectors (kbench's resident design).
+// One row held in registers, Threads x K vectors: load y and dy, reduce the dot across the
+// block, write dx (kbench's resident design).
 template <class T, int Threads, int K, Load L, Store S>
-__global__ void __launch_bounds__(Threads) resident(const T* y, const T* dy, T* dx, int width, int) {
-  __shared__ float scratch[32];
+__device__ __forceinline__ void row_in_registers(const T* y, const T* dy, T* dx, long long base, float* scratch) {
   using P = Pack<T>;
-  const long long base = static_cast<long long>(blockIdx.x) * width;
   uint4 a[K], b[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -118,12 +117,18 @@ __global__ void __launch_bounds__(Threads) resident(const T* y, const T* dy, T* 
   }
 }
 
+// A block per row, the row in registers.
+template <class T, int Threads, int K, Load L, Store S>
+__global__ void __launch_bounds__(Threads) resident(const T* y, const T* dy, T* dx, int width, int) {
+  __shared__ float scratch[32];
+  row_in_registers<T, Threads, K, L, S>(y, dy, dx, static_cast<long long>(blockIdx.x) * width, scratch);
+}
+
 // The resident design as a persistent grid (as many blocks as fit at once, rows in turn), with
 // or without a bulk L2 prefetch of the block's next row before this row's reduction.
 template <class T, int Threads, int K, bool Prefetch>
 __global__ void __launch_bounds__(Threads) persistent(const T* y, const T* dy, T* dx, int width, int rows) {
   __shared__ float scratch[32];
-  using P = Pack<T>;
   for (int row = blockIdx.x; row < rows; row += gridDim.x) {
     const long long base = static_cast<long long>(row) * width;
     if (Prefetch && threadIdx.x == 0 && row + gridDim.x < rows) {
@@ -132,26 +137,7 @@ __global__ void __launch_bounds__(Threads) persistent(const T* y, const T* dy, T
       asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(y + next), "r"(bytes) : "memory");
       asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(dy + next), "r"(bytes) : "memory");
     }
-    uint4 a[K], b[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int e = (threadIdx.x + k * Threads) * P::n;
-      a[k] = load<Load::ldg>(y + base + e);
-      b[k] = load<Load::ldg>(dy + base + e);
-    }
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-      for (int j = 0; j < P::n; ++j) s += P::get(a[k], j) * P::get(b[k], j);
-    const float dot = block_sum<Threads>(s, scratch);
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      uint4 o;
-#pragma unroll
-      for (int j = 0; j < P::n; ++j) P::set(o, j, P::get(a[k], j) * (P::get(b[k], j) - dot));
-      store<Store::streaming>(dx + base + (threadIdx.x + k * Threads) * P::n, o);
-    }
+    row_in_registers<T, Threads, K, Load::ldg, Store::streaming>(y, dy, dx, base, scratch);
   }
 }
 
