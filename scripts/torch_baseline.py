@@ -60,9 +60,10 @@ RMSNORM_EPS = 1e-6
 
 WARMUP_MIN_MS = 300.0
 WARMUP_MAX_MS = 5000.0
-# A warm graph replays enough calls to last about this long, so that the two events around the
-# replay cost little next to it.
+# A graph replays enough calls to last about this long, so that the two events around the
+# replay cost little next to it: kbench's rule (graph_launch_count below).
 GRAPH_TARGET_US = 2000.0
+GRAPH_MIN_LAUNCHES = 4
 GRAPH_MAX_LAUNCHES = 500
 # Cold graph mode: input sets totalling >= 3x L2, so that no set is still cached when its turn
 # comes again. Tiny cases would need millions of sets; past this cap the flush before each
@@ -481,6 +482,22 @@ def check_outputs(case: Case, outputs: tuple, refs: tuple) -> dict:
 
 # --- preparing cases ------------------------------------------------------------------------
 
+def graph_launch_count(launch_us: float, sets: int) -> int:
+    """The calls one graph replay makes, as kbench's graph timer counts them
+    (graph_launch_count in src/harness/runner.hpp; a CPU test holds the two equal): about
+    GRAPH_TARGET_US of calls within the bounds, a multiple of the input sets they rotate
+    through. Cold, each replay used to make one call per set, after a flush: at the shapes of
+    one set (4096x4096 and up) a single call, where kbench's timer replays 11-40 back to back,
+    each paying the write-back of the previous call's output: two measurements, not one."""
+    count = math.ceil(GRAPH_TARGET_US / max(launch_us, 0.5))
+    count = min(max(count, GRAPH_MIN_LAUNCHES), GRAPH_MAX_LAUNCHES)
+    n = max(sets, 1)
+    count = (count + n - 1) // n * n
+    if count > GRAPH_MAX_LAUNCHES and n <= GRAPH_MAX_LAUNCHES:
+        count = GRAPH_MAX_LAUNCHES // n * n
+    return count
+
+
 @dataclass
 class Prepared:
     case: Case
@@ -488,6 +505,7 @@ class Prepared:
     functions: dict                 # variant -> callable, compiled and warmed up
     checks: dict                    # variant -> check block
     warm_graph_launches: int = 1
+    cold_graph_launches: int = 1
     rotation: list = field(default_factory=list)  # input sets for cold graph mode
 
 
@@ -576,12 +594,12 @@ def prepare(case: Case, index: int, plan: Plan, l2_bytes: int) -> Prepared:
         prepared.functions[variant] = fn
     del refs
     fastest_us = max(min(estimates), 1e-3)
-    prepared.warm_graph_launches = max(2, min(GRAPH_MAX_LAUNCHES,
-                                              math.ceil(GRAPH_TARGET_US / fastest_us)))
+    prepared.warm_graph_launches = graph_launch_count(fastest_us, 1)
     if "graph" in plan.timer and "cold" in plan.cache:
         sets = math.ceil(ROTATION_L2_MULTIPLE * l2_bytes / bytes_moved(case))
         sets = max(1, min(ROTATION_MAX_SETS, sets))
         prepared.rotation = [inputs] + [make_inputs(case, generator) for _ in range(sets - 1)]
+        prepared.cold_graph_launches = graph_launch_count(fastest_us, sets)
     torch.cuda.synchronize()
     return prepared
 
@@ -626,11 +644,12 @@ def sample_events(fn, inputs, cache: str, samples: int, flusher: L2Flusher) -> t
 
 
 def sample_graph(fn, prepared: Prepared, cache: str, samples: int, flusher: L2Flusher) -> tuple:
-    """Cold: each captured call reads its own input set and keeps its outputs, L2 is flushed
+    """Cold: the captured calls rotate through the input sets (totalling >= 3x L2, so that
+    none is still cached when its turn comes again) and keep their outputs, and L2 is flushed
     before each replay. Warm: the same inputs every call. Capture is outside the timed region
     and the graph is freed after the visit, so only one case's graph memory exists at a time."""
     if cache == "cold":
-        input_sets, launches = prepared.rotation, len(prepared.rotation)
+        input_sets, launches = prepared.rotation, prepared.cold_graph_launches
     else:
         input_sets, launches = [prepared.inputs], prepared.warm_graph_launches
     graph = torch.cuda.CUDAGraph()
@@ -695,8 +714,9 @@ def build_records(prepared: list, series: dict) -> list:
         mid = quantile(ordered, 0.5)
         note = TIMER_NOTES[timer]
         if timer == "graph" and cache == "cold":
-            note += f"; each call reads its own input set ({s.launches} sets), L2 flushed " \
-                    "before each replay"
+            sets = len(prepared[i].rotation)
+            note += f"; {s.launches} calls rotate through {sets} input sets totalling >= 3x L2, " \
+                    "L2 flushed before each replay"
         records.append({
             "op": case.op, "variant": variant, "baseline": True, "dtype": case.dtype,
             "shape": list(case.shape), "cache": cache, "timer": timer, "timer_note": note,

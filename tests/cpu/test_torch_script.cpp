@@ -17,6 +17,7 @@
 
 #include "core/text.hpp"
 #include "git_fixture.hpp"
+#include "harness/runner.hpp"
 #include "record/provenance.hpp"
 #include "record/result.hpp"
 
@@ -170,6 +171,28 @@ TEST(TorchScript, RecordsDigestEqualsKbenchs) {
   dir.write(file.filename(), j.dump(1));
   EXPECT_NE(kbench::trim(run_script("--records-digest " + shell_quoted(file)).out),
             records_digest(fixture.records));
+}
+
+// The PyTorch side's graph timer replays as many calls as kbench's does (graph_launch_count
+// in harness/runner.hpp): before, its cold replays made one call per input set, a single call
+// at the shapes of one set, which is not what kbench's figures beside them measure.
+TEST(TorchScript, GraphLaunchCountIsKbenchs) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const std::pair<double, int> cases[] = {{47.0, 1},  {186.0, 1}, {6.16, 120}, {23.45, 4}, {44.85, 2},
+                                          {0.1, 1},   {1.0, 1024}, {3.0, 7},   {0.0, 3},   {2500.0, 1},
+                                          {9.7, 499}, {4.1, 600}};
+  std::string calls, expected;
+  for (const auto& [us, sets] : cases) {
+    calls += "print(t.graph_launch_count(" + std::to_string(us) + ", " + std::to_string(sets) + "))\n";
+    expected += std::to_string(kbench::graph_launch_count(us, sets)) + "\n";
+  }
+  const std::string program = "import sys\nsys.path.insert(0, " + shell_quoted(kScript.parent_path()) +
+                              ")\nimport torch_baseline as t\n" + calls;
+  TempDir dir;
+  dir.write("count.py", program);
+  const auto r = run_command("python3 " + shell_quoted(dir.path() / "count.py"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected);
 }
 
 TEST(TorchScript, RecordsDigestOfAnUnreadableFileExitsTwo) {
