@@ -16,14 +16,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
+#include "probe_check.cuh"
 
 enum class Kind { f16, bf16, tf32 };
 
