@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/launch_ex.cuh"
 #include "kernels/gemm/gemm_mma.cuh"
 #include "kernels/gemm/gemm_tile.cuh"
 #include "kernels/gemm/hopper_ptx.cuh"
@@ -344,34 +345,19 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
   const long long cluster_rows = (m + G::kBM * CLUSTER - 1) / (G::kBM * CLUSTER);
   const long long units = cluster_rows * ((n + BN - 1) / BN) * splits;
   long long clusters = units < blocks / CLUSTER ? units : blocks / CLUSTER;
-  cudaLaunchConfig_t config{};
-  config.blockDim = dim3(G::kThreads);
-  config.dynamicSmemBytes = G::kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = CLUSTER;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
   if constexpr (CLUSTER > 1) {  // a cluster launch only where there are clusters
-    config.attrs = &cluster;
-    config.numAttrs = 1;
     // A cluster lives in one GPC: fewer pairs may fit at once than half the multiprocessors,
     // and a persistent grid beyond what is resident would run its last clusters as a second wave.
-    // (Asked with a grid of one cluster: a grid that is not whole clusters is an error, which
-    // would also be left behind for the cudaGetLastError below.)
-    config.gridDim = dim3(static_cast<unsigned>(CLUSTER));
-    static const int resident = [&] {
-      int count = 0;
-      if (cudaOccupancyMaxActiveClusters(&count, kernel, &config) == cudaSuccess) return count;
-      (void)cudaGetLastError();
-      return 0;
-    }();
+    static const int resident = resident_clusters(kernel, CLUSTER, G::kThreads, G::kSmemBytes);
     if (resident > 0 && clusters > resident) clusters = resident;
   }
-  config.gridDim = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * CLUSTER));
-  if (const cudaError_t err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, store_via_tma, c, m, n, k,
-                                                 splits, partials);
+  const LaunchShape shape{.grid = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * CLUSTER)),
+                          .block = dim3(G::kThreads),
+                          .shared = G::kSmemBytes,
+                          .stream = stream,
+                          .cluster = CLUSTER};
+  if (const cudaError_t err =
+          launch_ex(kernel, shape, map_a, map_b, map_c, store_via_tma, c, m, n, k, splits, partials);
       err != cudaSuccess)
     return err;
   if (splits == 1) return cudaGetLastError();
