@@ -67,6 +67,7 @@ constexpr RowRules kRules{.max_threads_4 = 256,
                           .split_below_divisor = 1,
                           .split_all_sms_above_width = 32768,
                           .looped_chunk_sets_threads = false,  // its looped plan runs fixed tiles
+                          .edges_as_scalars = false,  // a thread's columns are the same in every row
                           .split_piece_bytes = 2 * sizeof(float)};
 
 // Two blocks of the resident kernel per SM at least (128 registers at 256 threads) where every

@@ -17,6 +17,13 @@ int pow2_at_least(std::int64_t v) {
 
 int vec_elems(DType t) { return static_cast<int>(16 / dtype_size(t)); }
 
+// The 16-byte vectors a resident plan must give a row (RowRules::edges_as_scalars), at least 1.
+std::int64_t resident_vecs(std::int64_t width, DType dtype, const RowRules& rules) {
+  const int v = vec_elems(dtype);
+  const std::int64_t w = std::max<std::int64_t>(width, 1);
+  return std::max<std::int64_t>(1, rules.edges_as_scalars ? w / v : ceil_div(w, v));
+}
+
 // A resident plan of `vecs` vectors a thread and `lanes` threads a row. Warp plan: several
 // rows per 128-thread block. Block plan: exactly one row per block, since its reduction
 // (block_reduce) spans the whole block; max(lanes, 128) once gave the forced block plan 2 rows
@@ -39,7 +46,7 @@ RowPlan resident_shape(std::int64_t rows, DType dtype, int vecs, int lanes) {
 // 64..1024 threads (8 vectors a thread for float32 where the rules allow).
 RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_block, const RowRules& rules) {
   const int v = vec_elems(dtype);
-  const std::int64_t nvec = std::max<std::int64_t>(1, ceil_div(width, v));
+  const std::int64_t nvec = resident_vecs(width, dtype, rules);
   RowPlan p;
   if (!force_block && nvec <= 32) {
     p.vecs = 1;
@@ -167,7 +174,7 @@ std::string grid_plan_name(const RowPlan& p, const RowRules& rules) {
 std::vector<RowPlan> grid_plans(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
                                 const RowRules& rules) {
   const int v = vec_elems(dtype);
-  const std::int64_t nvec = std::max<std::int64_t>(1, ceil_div(width, v));
+  const std::int64_t nvec = resident_vecs(width, dtype, rules);
   std::vector<RowPlan> out;
   const auto add = [&](const RowPlan& p) {
     for (const RowPlan& q : out)
@@ -188,7 +195,7 @@ std::vector<RowPlan> grid_plans(std::int64_t rows, std::int64_t width, DType dty
       for (const RowPlan& p : shapes)
         if (resident_plan_problem(p, rules).empty()) add(p);
     }
-  if (nvec > 256) {
+  if (ceil_div(width, v) > 256) {
     if (rules.looped_chunk_sets_threads)
       for (const int chunk : kLoopedChunks) add(looped_with_chunk(rows, width, dtype, dev, rules, chunk));
     else
@@ -217,7 +224,7 @@ std::string resident_plan_problem(const RowPlan& p, const RowRules& rules) {
 // the figures, and each op's rules say why its values differ.
 RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev,
                  const RowRules& rules) {
-  const std::int64_t nvec = ceil_div(std::max<std::int64_t>(width, 1), vec_elems(dtype));
+  const std::int64_t nvec = resident_vecs(width, dtype, rules);
   // Few wide rows: one block per row would leave SMs idle, so cut rows across blocks.
   const std::int64_t split_below = dev.sms / rules.split_below_divisor;
   if ((rows < split_below && width > std::max<std::int64_t>(rules.split_above_width, 8192)) ||
@@ -229,18 +236,19 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
 }
 
 std::string plan_unsupported(Forced f, std::int64_t width, DType dtype, const RowRules& rules) {
-  const std::int64_t nvec = ceil_div(std::max<std::int64_t>(width, 1), vec_elems(dtype));
+  const std::int64_t nvec = resident_vecs(width, dtype, rules);
   switch (f) {
     case Forced::resident_warp:
       if (nvec > kWarpMaxVecs)
-        return "a warp holds at most " + std::to_string(kWarpMaxVecs * vec_elems(dtype)) +
-               " elements of this dtype per row";
+        return "a warp holds at most " + std::to_string(kWarpMaxVecs) + " 16-byte vectors (" +
+               std::to_string(kWarpMaxVecs * vec_elems(dtype)) + " elements of this dtype) per row";
       return {};
     case Forced::resident_block:
     case Forced::resident_any:
       if (nvec > rules.resident_capacity_vecs(dtype_size(dtype)))
-        return "a block holds at most " + std::to_string(rules.resident_capacity_vecs(dtype_size(dtype)) * vec_elems(dtype)) +
-               " elements of this dtype per row in registers";
+        return "a block holds at most " + std::to_string(rules.resident_capacity_vecs(dtype_size(dtype))) +
+               " 16-byte vectors (" + std::to_string(rules.resident_capacity_vecs(dtype_size(dtype)) * vec_elems(dtype)) +
+               " elements of this dtype) per row in registers";
       return {};
     case Forced::looped:
     case Forced::split: return {};

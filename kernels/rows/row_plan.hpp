@@ -80,6 +80,15 @@ struct RowRules {
   // The looped kernels run a block of chunk / (4 vectors) threads, so the chunk is theirs to
   // vary; false where the looped plan's kernels keep a fixed shape (rmsnorm_backward's tiles).
   bool looped_chunk_sets_threads = true;
+  // The op's resident kernels read a misaligned row as a scalar head (up to its first 16-byte
+  // boundary), whole vectors and a scalar tail, one element a lane (row_parts): a row then holds
+  // at most width / V whole vectors, and its plan needs that many slots, not ceil(width / V). At
+  // width 8193 in 16 bits that is 1024 vectors in 256 lanes of 4, where 1025 took 512 lanes,
+  // half empty, and lost to looping by up to 2x at many rows (row_sum bfloat16 2112x8193:
+  // resident 11.95 us, looped 5.96, results/grid/grid-20261201T180709Z-8bc63c.json), while the
+  // full 256 lanes at 8192 beat looping at every row count. false where a kernel gives each
+  // thread the same columns in every row (rmsnorm_backward), so a row takes ceil(width / V).
+  bool edges_as_scalars = true;
   // The split plan's workspace: bytes per row piece (its statistics) and per row (counters).
   std::size_t split_piece_bytes = sizeof(float);
   std::size_t split_row_bytes = 0;

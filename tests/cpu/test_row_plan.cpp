@@ -70,7 +70,15 @@ TEST(RowPlan, PinnedTable) {
       {R, 4096, 4096, f16, K::resident, 128, 128, 4, 0, 1, 0, 4096},
       {R, 8192, 8192, bf16, K::resident, 256, 256, 4, 0, 1, 0, 8192},
       {R, 8192, 8192, f32, K::resident, 512, 512, 4, 0, 1, 0, 8192},
-      {R, 8192, 8193, f32, K::looped, 128, 128, 4, 2048, 1, 0, 8192},  // a block per row
+      // A misaligned row's head and tail are scalars: 8193 elements are 2048 whole vectors at
+      // most (RowRules::edges_as_scalars), so 512 threads of 4 hold the row, as at 8192; 16-bit,
+      // 1024 vectors in 256 threads, not 512 threads half empty.
+      {R, 8192, 8193, f32, K::resident, 512, 512, 4, 0, 1, 0, 8192},
+      {R, 2112, 8193, bf16, K::resident, 256, 256, 4, 0, 1, 0, 2112},
+      {N, 4096, 8193, f32, K::resident, 512, 512, 4, 0, 1, 0, 4096},
+      // rmsnorm_backward gives a thread the same columns in every row: 4097 float32 elements take
+      // 1025 vectors (8 a thread past 1024, so 256 threads).
+      {&row_rules("rmsnorm_backward"), 4096, 4097, f32, K::resident, 256, 256, 8, 0, 1, 0, 4096},
       // row_sum has no 8-vector warp plan: 129-256 vectors take a 64-thread block.
       {R, 16384, 1024, f32, K::resident, 64, 64, 4, 0, 1, 0, 16384},
       {R, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
@@ -107,6 +115,13 @@ TEST(RowPlan, PinnedTable) {
   }
 }
 
+// The elements of a row that a resident plan's vector slots must hold: every whole vector of
+// it, where the op reads a misaligned row's head and tail as scalars (lanes >= v of them), else
+// the whole row in vector-shaped groups.
+std::int64_t vector_elems(std::int64_t width, int v, const RowRules& rules) {
+  return rules.edges_as_scalars ? std::max<std::int64_t>(width / v, 1) * v : width;
+}
+
 TEST(RowPlan, EveryPlanCoversItsRow) {
   int plans = 0;
   for (const char* op : kRowOps)
@@ -117,7 +132,8 @@ TEST(RowPlan, EveryPlanCoversItsRow) {
           ++plans;
           const int v = static_cast<int>(16 / dtype_size(dt));
           if (p.kind == RowKind::resident) {
-            EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, width) << describe(p);
+            EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, vector_elems(width, v, row_rules(op))) << describe(p);
+            EXPECT_GE(p.lanes, v) << describe(p);  // a head or tail of up to v - 1 elements
             EXPECT_EQ(p.threads % p.lanes, 0) << describe(p);
           }
           if (p.kind == RowKind::looped) {
@@ -153,7 +169,7 @@ TEST(RowPlan, ResidentPlansGiveAMultiWarpRowItsOwnBlock) {
             const std::string where = std::to_string(rows) + "x" + std::to_string(width) + " " +
                                       std::string(dtype_name(dt)) + ": " + describe(p);
             EXPECT_EQ(resident_plan_problem(p, op), "") << where;
-            EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, width) << where;
+            EXPECT_GE(static_cast<std::int64_t>(p.lanes) * p.vecs * v, vector_elems(width, v, op)) << where;
             EXPECT_GE(p.lanes, v) << where;  // a head or tail of up to v - 1 elements
             EXPECT_EQ(p.blocks, (rows + p.threads / p.lanes - 1) / (p.threads / p.lanes)) << where;
             if (p.lanes > 32) {
@@ -189,10 +205,15 @@ TEST(RowPlan, OnlyRowOpsHaveRules) {
 
 TEST(RowPlan, ForcedPlansSayWhatTheyCannotRun) {
   const RowRules& softmax = row_rules("softmax");
-  EXPECT_TRUE(plan_unsupported(Forced::resident_warp, 1024, DType::f32, softmax).empty());
-  EXPECT_FALSE(plan_unsupported(Forced::resident_warp, 1025, DType::f32, softmax).empty());
-  EXPECT_TRUE(plan_unsupported(Forced::resident_any, 16384, DType::f32, softmax).empty());
-  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 16385, DType::f32, softmax).empty());
+  // 256 whole vectors in a warp, 2048 of 8 in a block, with up to 3 scalars past them: 1027
+  // elements are 256 whole vectors however the row is aligned, 1028 may be 257.
+  EXPECT_TRUE(plan_unsupported(Forced::resident_warp, 1027, DType::f32, softmax).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_warp, 1028, DType::f32, softmax).empty());
+  EXPECT_TRUE(plan_unsupported(Forced::resident_any, 16387, DType::f32, softmax).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 16388, DType::f32, softmax).empty());
+  // rmsnorm_backward counts every element: 4 x 256 + 8 x 256 vectors, 8192 float32 elements.
+  EXPECT_TRUE(plan_unsupported(Forced::resident_any, 8192, DType::f32, row_rules("rmsnorm_backward")).empty());
+  EXPECT_FALSE(plan_unsupported(Forced::resident_any, 8193, DType::f32, row_rules("rmsnorm_backward")).empty());
   EXPECT_FALSE(plan_unsupported(Forced::resident_any, 16384, DType::f32, row_rules("softmax_backward")).empty());
   EXPECT_TRUE(plan_unsupported(Forced::split, 1 << 20, DType::f32, softmax).empty());
 }

@@ -56,7 +56,7 @@ constexpr int pow2_at_least(std::int64_t v) {
 // threads, at least 64, that cover the row.
 constexpr BlockShape block_shape(std::int64_t width, int elem_bytes, const SpecRules& r) {
   const int v = 16 / elem_bytes;
-  const std::int64_t nvec = (width + v - 1) / v;
+  const std::int64_t nvec = width / v;  // whole vectors: the head and tail are scalars (RowRules::edges_as_scalars)
   const bool eight = r.eight_vectors_f32 && elem_bytes == 4 && nvec <= 8 * std::int64_t{r.max_threads_8};
   const int vecs = eight ? 8 : 4;
   const int need = pow2_at_least((nvec + vecs - 1) / vecs);
