@@ -130,7 +130,7 @@ nlohmann::json held_out_json(const RegretSummary& s) {
 RuleParams params_of(const rows::RowRules& r) {
   return {r.split_below_divisor, r.split_above_width, r.split_all_sms_above_width, r.auto_resident_vecs,
           r.chunk_8192_per_sm,   r.chunk_4096_per_sm, r.chunk_counts_rows,         r.warp_max_vecs,
-          r.eight_vectors_above};
+          r.eight_vectors_above, r.warp_min_rows_per_sm};
 }
 
 rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
@@ -143,6 +143,7 @@ rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
   r.chunk_counts_rows = p.chunk_counts_rows;
   r.warp_max_vecs = p.warp_max_vecs;
   r.eight_vectors_above = p.eight_vectors_above;
+  r.warp_min_rows_per_sm = p.warp_min_rows_per_sm;
   return r;
 }
 
@@ -151,7 +152,7 @@ nlohmann::json to_json(const RuleParams& p) {
           {"split_all_sms_above_width", p.split_all_sms_above_width}, {"auto_resident_vecs", p.auto_resident_vecs},
           {"chunk_8192_per_sm", p.chunk_8192_per_sm},     {"chunk_4096_per_sm", p.chunk_4096_per_sm},
           {"chunk_counts_rows", p.chunk_counts_rows},     {"warp_max_vecs", p.warp_max_vecs},
-          {"eight_vectors_above", p.eight_vectors_above}};
+          {"eight_vectors_above", p.eight_vectors_above}, {"warp_min_rows_per_sm", p.warp_min_rows_per_sm}};
 }
 
 void validate_held(const std::vector<std::string>& held) {
@@ -187,6 +188,9 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
   vary("chunk_4096_per_sm", &RuleParams::chunk_4096_per_sm, per_sm);
   vary("chunk_counts_rows", &RuleParams::chunk_counts_rows, std::vector<bool>{false, true});
   vary("warp_max_vecs", &RuleParams::warp_max_vecs, W{32, 64, 128, 256});
+  // Off, or below 16 rows per SM: the grid's rows stop at 8 per SM, so it sees only whether
+  // few rows take a block; where that stops, 16, comes from the outside grid (2112 rows).
+  vary("warp_min_rows_per_sm", &RuleParams::warp_min_rows_per_sm, std::vector<int>{0, 16});
   // eight_vectors_above varies only where the op's float32 blocks take 8 vectors.
   if (current.block_eight_vectors_f32) vary("eight_vectors_above", &RuleParams::eight_vectors_above, W{0, 128, 256, 512, 1024});
   // The current thresholds first (a tie keeps them), then the rest, 8192-element chunks never
@@ -208,6 +212,7 @@ RuleParams with_values(RuleParams p, const std::map<std::string, std::int64_t>& 
     else if (name == "chunk_counts_rows") p.chunk_counts_rows = v != 0;
     else if (name == "warp_max_vecs") p.warp_max_vecs = v;
     else if (name == "eight_vectors_above") p.eight_vectors_above = v;
+    else if (name == "warp_min_rows_per_sm") p.warp_min_rows_per_sm = static_cast<int>(v);
     else throw UsageError("fit: --set '" + name + "' is not a threshold the fit searches");
   }
   return p;

@@ -33,6 +33,7 @@ struct RuleParams {
   bool chunk_counts_rows = false;
   std::int64_t warp_max_vecs = 256;
   std::int64_t eight_vectors_above = 0;
+  int warp_min_rows_per_sm = 0;
   bool operator==(const RuleParams&) const = default;
 };
 

@@ -41,9 +41,14 @@ namespace {
 // - every row count below the SMs splits past 16384 elements (66x65536: split 9.55 us, looped
 //   18.48; 99x32769: 9.82 against 13.43);
 // - the looped chunk is 4096 only up to 4 blocks per SM (8 before).
+// Both findings on the warp hold, by row count: below 16 rows per SM (2112 on an H200) rows of
+// more than 32 vectors take the block (warp_min_rows_per_sm; bfloat16 132x513: 2.26 us in the
+// block, 2.99 in the warp, results/grid/grid-20261202T020937Z-797454.json; 2112x384: 3.01 in
+// the block, 2.76 in the warp, results/grid/grid-20261202T015842Z-94e234.json).
 constexpr RowRules kRules{.max_threads_4 = 512,
                           .auto_resident_vecs = 4 * 512,
                           .warp_max_vecs = 64,
+                          .warp_min_rows_per_sm = 16,
                           .split_below_divisor = 1,
                           .split_above_width = 16384,
                           .split_all_sms_above_width = 32768,

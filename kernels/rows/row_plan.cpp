@@ -44,9 +44,12 @@ RowPlan resident_shape(std::int64_t rows, DType dtype, int vecs, int lanes) {
 // threads; narrow rows use part of a warp (1 vector per lane up to 32 vectors, then 4, then 8
 // vectors per lane for a whole warp where the op's rules allow), wider rows a block of
 // 64..1024 threads (8 vectors a thread for float32 where the rules allow).
-RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_block, const RowRules& rules) {
+RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, const DeviceLimits& dev, bool force_block,
+                 const RowRules& rules) {
   const int v = vec_elems(dtype);
   const std::int64_t nvec = resident_vecs(width, dtype, rules);
+  // Few rows: past 32 vectors, a block (RowRules::warp_min_rows_per_sm).
+  const bool few_rows = rows < static_cast<std::int64_t>(rules.warp_min_rows_per_sm) * dev.sms;
   RowPlan p;
   if (!force_block && nvec <= 32) {
     p.vecs = 1;
@@ -54,10 +57,10 @@ RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, bool force_
     // bytes, up to 3 or 7 elements) are read one element per lane, so 1 or 2 lanes on a
     // misaligned tiny row (3x7, row 1 starting 14 bytes in) dropped elements.
     p.lanes = std::max(pow2_at_least(nvec), v);
-  } else if (!force_block && nvec <= std::min<std::int64_t>(128, rules.warp_max_vecs)) {
+  } else if (!force_block && !few_rows && nvec <= std::min<std::int64_t>(128, rules.warp_max_vecs)) {
     p.vecs = 4;
     p.lanes = pow2_at_least(ceil_div(nvec, 4));
-  } else if (!force_block && nvec <= std::min<std::int64_t>(kWarpMaxVecs, rules.warp_max_vecs) &&
+  } else if (!force_block && !few_rows && nvec <= std::min<std::int64_t>(kWarpMaxVecs, rules.warp_max_vecs) &&
              rules.warp_eight_vectors) {
     p.vecs = 8;
     p.lanes = 32;
@@ -231,7 +234,7 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
       (rows < dev.sms && width > std::max<std::int64_t>(rules.split_all_sms_above_width, 8192)))
     return split(rows, width, dtype, dev);
   if (nvec <= std::min(rules.auto_resident_vecs, rules.resident_capacity_vecs(dtype_size(dtype))))
-    return resident(rows, width, dtype, false, rules);
+    return resident(rows, width, dtype, dev, false, rules);
   return looped(rows, width, dtype, dev, rules);
 }
 
@@ -262,8 +265,8 @@ RowPlan forced_plan(Forced f, std::int64_t rows, std::int64_t width, DType dtype
   if (!why.empty()) throw std::invalid_argument(why);
   switch (f) {
     case Forced::resident_warp:
-    case Forced::resident_any: return resident(rows, width, dtype, false, rules);
-    case Forced::resident_block: return resident(rows, width, dtype, true, rules);
+    case Forced::resident_any: return resident(rows, width, dtype, dev, false, rules);
+    case Forced::resident_block: return resident(rows, width, dtype, dev, true, rules);
     case Forced::looped: return looped(rows, width, dtype, dev, rules);
     case Forced::split: return split(rows, width, dtype, dev);
   }

@@ -56,6 +56,12 @@ struct RowRules {
   bool warp_eight_vectors = true;
   // Rows of more vectors than this take the block plan (64 threads and up), not a warp.
   std::int64_t warp_max_vecs = kWarpMaxVecs;
+  // Below this many rows per SM (0: never), rows of more than 32 vectors take the block plan
+  // too: with few rows in flight a row's latency is the time, and a 64-thread block issues a
+  // quarter of a 16-lane warp's loads per thread (rmsnorm bfloat16 132x513: 2.26 us in the
+  // block, 2.99 in the warp), while with many rows the warp's leaner reduction wins (16384x384:
+  // 9.25 us in the warp, 13.92 in the block; both in the grids of kbench fit's notes).
+  int warp_min_rows_per_sm = 0;
   // float32 block plans hold 8 vectors a thread, up to 8 x max_threads_8 vectors, for rows of
   // more than eight_vectors_above vectors (below it, a block of 64 threads x 8 would leave
   // vectors of its threads empty).
