@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/parallel.hpp"
 #include "experiments/grid_analysis.hpp"
 #include "kernels/rows/row_family.hpp"
 #include "core/text.hpp"
@@ -53,38 +57,126 @@ struct Fitted {
   RegretSummary on_fit;
 };
 
-bool better(const RegretSummary& a, const RegretSummary& b) {
-  constexpr double kTie = 1e-12;
-  return a.mean < b.mean - kTie || (std::fabs(a.mean - b.mean) <= kTie && a.off < b.off);
+// How many thresholds p sets differently from `now` (every field of RuleParams).
+int changed_from(const RuleParams& p, const RuleParams& now) {
+  int n = 0;
+  const auto diff = [&](auto member) { n += p.*member != now.*member; };
+  diff(&RuleParams::split_below_divisor);
+  diff(&RuleParams::split_above_width);
+  diff(&RuleParams::split_all_sms_above_width);
+  diff(&RuleParams::auto_resident_vecs);
+  diff(&RuleParams::chunk_8192_per_sm);
+  diff(&RuleParams::chunk_4096_per_sm);
+  diff(&RuleParams::chunk_counts_rows);
+  diff(&RuleParams::warp_max_vecs);
+  diff(&RuleParams::eight_vectors_above);
+  diff(&RuleParams::warp_min_rows_per_sm);
+  diff(&RuleParams::wide_resident_rows_per_sm);
+  diff(&RuleParams::one_vector_max_vecs);
+  return n;
 }
 
-// How many thresholds p sets differently from `now`.
-int changed_from(const RuleParams& p, const RuleParams& now) {
-  const nlohmann::json a = to_json(p), b = to_json(now);
-  int n = 0;
-  for (const auto& [name, value] : a.items()) n += value != b.at(name);
-  return n;
+bool same_plan(const rows::RowPlan& a, const rows::RowPlan& b) {
+  return a.kind == b.kind && a.threads == b.threads && a.lanes == b.lanes && a.vecs == b.vecs && a.chunk == b.chunk &&
+         a.segments == b.segments && a.segment == b.segment && a.blocks == b.blocks;
+}
+
+// regret_of's mean and cells off for the search, without its per-cell records: the space holds
+// about a million candidates, and naming each chosen plan (strings, a map lookup) was most of
+// the time. A cell remembers the time of each plan it has been given, matched field by field,
+// so a plan's name is built once per cell and plan. The mean adds the same regrets in the same
+// order as regret_of, so the two agree to the last bit.
+class SearchScorer {
+ public:
+  explicit SearchScorer(const GridData& d) : dev_(d.dev) {
+    for (const GridTimes& c : d.cells) {
+      const auto best = std::min_element(c.plan_us.begin(), c.plan_us.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+      cells_.push_back({&c, parse_dtype(c.dtype), best->second, {}});
+    }
+  }
+  // false when the rule chooses a plan some cell did not time.
+  bool score(const rows::RowRules& rules, double& mean, int& off) {
+    double sum = 0;
+    off = 0;
+    for (Cell& cell : cells_) {
+      const rows::RowPlan plan = rows::row_plan(cell.times->rows, cell.times->width, cell.dtype, dev_, rules);
+      const double us = time_of(cell, plan, rules);
+      if (us < 0) return false;
+      const double regret = us / cell.best_us - 1;
+      sum += regret;
+      off += regret > kOffRegret;
+    }
+    mean = cells_.empty() ? 0 : sum / static_cast<double>(cells_.size());
+    return true;
+  }
+
+ private:
+  struct Seen {
+    rows::RowPlan plan;
+    double us;  // -1: not timed
+  };
+  struct Cell {
+    const GridTimes* times;
+    DType dtype;
+    double best_us;
+    std::vector<Seen> seen;
+  };
+  static double time_of(Cell& cell, const rows::RowPlan& plan, const rows::RowRules& rules) {
+    for (const Seen& s : cell.seen)
+      if (same_plan(s.plan, plan)) return s.us;
+    const auto it = cell.times->plan_us.find(rows::grid_plan_name(plan, rules));
+    cell.seen.push_back({plan, it == cell.times->plan_us.end() ? -1.0 : it->second});
+    return cell.seen.back().us;
+  }
+  DeviceLimits dev_;
+  std::vector<Cell> cells_;
+};
+
+// A candidate's place in the search's order: lower mean regret, then fewer cells off, then fewer
+// thresholds changed from the current ones.
+struct Standing {
+  std::size_t index = 0;  // in the space
+  double mean = 0;
+  int off = 0, changed = 0;
+};
+
+bool ahead(const Standing& a, const Standing& b) {
+  constexpr double kTie = 1e-12;
+  if (std::fabs(a.mean - b.mean) > kTie) return a.mean < b.mean;
+  return a.off != b.off ? a.off < b.off : a.changed < b.changed;
 }
 
 // The candidate with the lowest mean regret on `d`, then the fewest cells off, then the fewest
 // thresholds changed from the current ones: a threshold the grid cannot see (one for float32
 // in a bfloat16 grid) changes no regret, and must keep its current value rather than take the
-// first the search meets. A candidate that would choose a plan the grid did not time is skipped.
+// first the search meets; among full ties, the first in the space's order. A candidate that
+// would choose a plan the grid did not time is skipped. The space is searched in contiguous
+// pieces across the cores; each piece keeps its first best, and the pieces' bests are taken
+// in order, so the answer is the serial loop's whatever the core count.
 Fitted fit_on(const GridData& d, const rows::RowRules& base, const std::vector<std::string>& held) {
   const std::vector<RuleParams> space = rule_space(base, held);
   const RuleParams now = space.front();
-  Fitted best{now, regret_of(d.cells, chooser(with_params(base, now), d.dev))};
-  int best_changed = 0;
-  for (std::size_t i = 1; i < space.size(); ++i) {
-    RegretSummary s = regret_of(d.cells, chooser(with_params(base, space[i]), d.dev));
-    if (!s.untimed.empty()) continue;
-    const int changed = changed_from(space[i], now);
-    if (better(s, best.on_fit) || (!better(best.on_fit, s) && changed < best_changed)) {
-      best = {space[i], std::move(s)};
-      best_changed = changed;
+  const RegretSummary now_summary = regret_of(d.cells, chooser(with_params(base, now), d.dev));
+  std::map<std::int64_t, Standing> piece_best;  // by the piece's first index
+  std::mutex piece_mutex;
+  parallel_pieces(static_cast<std::int64_t>(space.size()) - 1, 4096, [&](std::int64_t begin, std::int64_t end) {
+    SearchScorer scorer(d);
+    std::optional<Standing> best;
+    for (std::int64_t k = begin; k < end; ++k) {
+      const auto i = static_cast<std::size_t>(k) + 1;  // space[0] is the current rule
+      Standing s{i, 0, 0, changed_from(space[i], now)};
+      if (!scorer.score(with_params(base, space[i]), s.mean, s.off)) continue;
+      if (!best || ahead(s, *best)) best = s;
     }
-  }
-  return best;
+    if (!best) return;
+    const std::lock_guard<std::mutex> lock(piece_mutex);
+    piece_best.emplace(begin, *best);
+  });
+  Standing best{0, now_summary.mean, now_summary.off, 0};
+  for (const auto& [begin, s] : piece_best)
+    if (ahead(s, best)) best = s;
+  return {space[best.index], best.index == 0 ? now_summary : regret_of(d.cells, chooser(with_params(base, space[best.index]), d.dev))};
 }
 
 // The grid of one of the two files; its faults name the file.
@@ -130,7 +222,7 @@ nlohmann::json held_out_json(const RegretSummary& s) {
 RuleParams params_of(const rows::RowRules& r) {
   return {r.split_below_divisor, r.split_above_width, r.split_all_sms_above_width, r.auto_resident_vecs,
           r.chunk_8192_per_sm,   r.chunk_4096_per_sm, r.chunk_counts_rows,         r.warp_max_vecs,
-          r.eight_vectors_above, r.warp_min_rows_per_sm};
+          r.eight_vectors_above, r.warp_min_rows_per_sm, r.wide_resident_rows_per_sm, r.one_vector_max_vecs};
 }
 
 rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
@@ -144,6 +236,8 @@ rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
   r.warp_max_vecs = p.warp_max_vecs;
   r.eight_vectors_above = p.eight_vectors_above;
   r.warp_min_rows_per_sm = p.warp_min_rows_per_sm;
+  r.wide_resident_rows_per_sm = p.wide_resident_rows_per_sm;
+  r.one_vector_max_vecs = p.one_vector_max_vecs;
   return r;
 }
 
@@ -152,7 +246,8 @@ nlohmann::json to_json(const RuleParams& p) {
           {"split_all_sms_above_width", p.split_all_sms_above_width}, {"auto_resident_vecs", p.auto_resident_vecs},
           {"chunk_8192_per_sm", p.chunk_8192_per_sm},     {"chunk_4096_per_sm", p.chunk_4096_per_sm},
           {"chunk_counts_rows", p.chunk_counts_rows},     {"warp_max_vecs", p.warp_max_vecs},
-          {"eight_vectors_above", p.eight_vectors_above}, {"warp_min_rows_per_sm", p.warp_min_rows_per_sm}};
+          {"eight_vectors_above", p.eight_vectors_above}, {"warp_min_rows_per_sm", p.warp_min_rows_per_sm},
+          {"wide_resident_rows_per_sm", p.wide_resident_rows_per_sm}, {"one_vector_max_vecs", p.one_vector_max_vecs}};
 }
 
 void validate_held(const std::vector<std::string>& held) {
@@ -191,6 +286,10 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
   // Off, or below 16 rows per SM: the grid's rows stop at 8 per SM, so it sees only whether
   // few rows take a block; where that stops, 16, comes from the outside grid (2112 rows).
   vary("warp_min_rows_per_sm", &RuleParams::warp_min_rows_per_sm, std::vector<int>{0, 16});
+  // Off, or up to one or two rows per SM (one or two waves of 1024-thread blocks).
+  vary("wide_resident_rows_per_sm", &RuleParams::wide_resident_rows_per_sm, std::vector<int>{0, 1, 2});
+  // One vector a lane up to 8 (a 16-bit row's fewest lanes), 16 or 32 vectors (a whole warp).
+  vary("one_vector_max_vecs", &RuleParams::one_vector_max_vecs, W{8, 16, 32});
   // eight_vectors_above varies only where the op's float32 blocks take 8 vectors.
   if (current.block_eight_vectors_f32) vary("eight_vectors_above", &RuleParams::eight_vectors_above, W{0, 128, 256, 512, 1024});
   // The current thresholds first (a tie keeps them), then the rest, 8192-element chunks never
@@ -213,6 +312,8 @@ RuleParams with_values(RuleParams p, const std::map<std::string, std::int64_t>& 
     else if (name == "warp_max_vecs") p.warp_max_vecs = v;
     else if (name == "eight_vectors_above") p.eight_vectors_above = v;
     else if (name == "warp_min_rows_per_sm") p.warp_min_rows_per_sm = static_cast<int>(v);
+    else if (name == "wide_resident_rows_per_sm") p.wide_resident_rows_per_sm = static_cast<int>(v);
+    else if (name == "one_vector_max_vecs") p.one_vector_max_vecs = v;
     else throw UsageError("fit: --set '" + name + "' is not a threshold the fit searches");
   }
   return p;

@@ -4,8 +4,9 @@
 //
 // The rule is row_plan itself (kernels/rows/row_plan.hpp) with the thresholds of the op's
 // RowRules searched over a small space (RuleParams): where rows split, how wide a resident row
-// may be, the looped chunk by blocks in flight (width) and rows per SM, where the warp plan
-// gives way to a block, where float32 blocks take 8 vectors a thread. The rule fitted on A
+// may be (and up to how many rows a wide row stays resident), the looped chunk by blocks in
+// flight (width) and rows per SM, where the warp plan gives way to a block, where lanes take 4
+// vectors instead of 1, where float32 blocks take 8 vectors a thread. The rule fitted on A
 // (lowest mean regret on A) is judged on B, and the rule fitted on B on A. The current rule's
 // own difference between A and B is the noise: a fitted rule is adopted only if both
 // directions beat the current rule on their held-out run by more than it.
@@ -34,6 +35,8 @@ struct RuleParams {
   std::int64_t warp_max_vecs = 256;
   std::int64_t eight_vectors_above = 0;
   int warp_min_rows_per_sm = 0;
+  int wide_resident_rows_per_sm = 0;
+  std::int64_t one_vector_max_vecs = 32;
   bool operator==(const RuleParams&) const = default;
 };
 

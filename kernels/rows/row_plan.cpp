@@ -51,15 +51,17 @@ RowPlan resident(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   // Few rows: past 32 vectors, a block (RowRules::warp_min_rows_per_sm).
   const bool few_rows = rows < static_cast<std::int64_t>(rules.warp_min_rows_per_sm) * dev.sms;
   RowPlan p;
-  if (!force_block && nvec <= 32) {
+  if (!force_block && nvec <= std::min<std::int64_t>(32, rules.one_vector_max_vecs)) {
     p.vecs = 1;
     // At least one lane per element of a vector: a row's scalar head and tail (each under 16
     // bytes, up to 3 or 7 elements) are read one element per lane, so 1 or 2 lanes on a
     // misaligned tiny row (3x7, row 1 starting 14 bytes in) dropped elements.
     p.lanes = std::max(pow2_at_least(nvec), v);
-  } else if (!force_block && !few_rows && nvec <= std::min<std::int64_t>(128, rules.warp_max_vecs)) {
+  } else if (!force_block && (nvec <= 32 || (!few_rows && nvec <= std::min<std::int64_t>(128, rules.warp_max_vecs)))) {
+    // Rows of up to 32 vectors stay in a warp whatever the row count (one_vector_max_vecs),
+    // each lane's 4 vectors one element a lane wide at least (the scalar head and tail).
     p.vecs = 4;
-    p.lanes = pow2_at_least(ceil_div(nvec, 4));
+    p.lanes = std::max(pow2_at_least(ceil_div(nvec, 4)), v);
   } else if (!force_block && !few_rows && nvec <= std::min<std::int64_t>(kWarpMaxVecs, rules.warp_max_vecs) &&
              rules.warp_eight_vectors) {
     p.vecs = 8;
@@ -230,10 +232,13 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   const std::int64_t nvec = resident_vecs(width, dtype, rules);
   // Few wide rows: one block per row would leave SMs idle, so cut rows across blocks.
   const std::int64_t split_below = dev.sms / rules.split_below_divisor;
+  const std::int64_t capacity = rules.resident_capacity_vecs(dtype_size(dtype));
+  if (rows <= static_cast<std::int64_t>(rules.wide_resident_rows_per_sm) * dev.sms && nvec <= capacity)
+    return resident(rows, width, dtype, dev, false, rules);
   if ((rows < split_below && width > std::max<std::int64_t>(rules.split_above_width, 8192)) ||
       (rows < dev.sms && width > std::max<std::int64_t>(rules.split_all_sms_above_width, 8192)))
     return split(rows, width, dtype, dev);
-  if (nvec <= std::min(rules.auto_resident_vecs, rules.resident_capacity_vecs(dtype_size(dtype))))
+  if (nvec <= std::min(rules.auto_resident_vecs, capacity))
     return resident(rows, width, dtype, dev, false, rules);
   return looped(rows, width, dtype, dev, rules);
 }

@@ -52,6 +52,17 @@ struct RowRules {
   bool fill_sm_f32 = false;
   // Widest row, in 16-byte vectors, that the automatic plan keeps resident; wider rows loop.
   std::int64_t auto_resident_vecs = 4096;
+  // Up to this many rows per SM (0: never), rows stay resident up to the block's capacity
+  // (resident_capacity_vecs), past auto_resident_vecs and ahead of the split: one wave of
+  // 1024-thread blocks holds every row, each row's bytes all in flight at once, where a looped
+  // block walks its row in dependent chunks (row_sum bfloat16 1x32768: resident 1.98 us, looped
+  // 2.86; at 198 rows, a second wave, looped wins again: results/grid/grid-20261202T020831Z-cf6259.json).
+  int wide_resident_rows_per_sm = 0;
+  // Rows of up to this many vectors hold one vector a lane (up to 32 lanes); wider ones 4.
+  // Fewer lanes of 4 vectors each reduce over fewer shuffles, which pays where the kernel does
+  // little else (row_sum bfloat16 1056x256: 1.20 us in 8 lanes of 4, 1.44 in 32 lanes of 1, same
+  // grid) and loses where it does more (softmax, rmsnorm: 8-70% slower in 4 vectors a lane).
+  std::int64_t one_vector_max_vecs = 32;
   // The warp plan goes to 8 vectors a lane (up to kWarpMaxVecs) before the block plan.
   bool warp_eight_vectors = true;
   // Rows of more vectors than this take the block plan (64 threads and up), not a warp.

@@ -130,6 +130,29 @@ std::int64_t vector_elems(std::int64_t width, int v, const RowRules& rules) {
   return rules.edges_as_scalars ? std::max<std::int64_t>(width / v, 1) * v : width;
 }
 
+// Two thresholds that no op may set yet but kbench fit searches: rows up to a wave of the SMs
+// kept resident up to the block's capacity (ahead of the split, never past the capacity), and
+// 4 vectors a lane from a given row width in vectors on.
+TEST(RowPlan, WideResidentRowsAndFourVectorLanesFollowTheirThresholds) {
+  RowRules r = row_rules("row_sum");
+  r.wide_resident_rows_per_sm = 1;
+  r.one_vector_max_vecs = 8;
+  const auto plan = [&](std::int64_t rows, std::int64_t width, DType dt) {
+    return plan_name(row_plan(rows, width, dt, kH200, r));
+  };
+  EXPECT_EQ(plan(132, 32768, DType::bf16), "resident.v4.l1024.t1024");
+  EXPECT_EQ(plan(133, 32768, DType::bf16), "looped.c8192.t256");
+  EXPECT_EQ(plan(4, 32769, DType::bf16), "resident.v4.l1024.t1024");  // not split
+  EXPECT_EQ(plan(4, 65536, DType::bf16), "split.s8.t256");             // past 4096 vectors
+  EXPECT_EQ(plan(1056, 256, DType::bf16), "resident.v4.l8.t128");
+  EXPECT_EQ(plan(1056, 64, DType::bf16), "resident.v1.l8.t128");
+  EXPECT_EQ(plan(1056, 64, DType::f32), "resident.v4.l4.t128");  // 16 vectors, lanes >= 4 elements
+  r.wide_resident_rows_per_sm = 0;
+  r.one_vector_max_vecs = 32;
+  EXPECT_EQ(plan(132, 32768, DType::bf16), "looped.c8192.t256");
+  EXPECT_EQ(plan(1056, 256, DType::bf16), "resident.v1.l32.t128");
+}
+
 TEST(RowPlan, EveryPlanCoversItsRow) {
   int plans = 0;
   for (const char* op : kRowOps)
@@ -382,7 +405,7 @@ TEST(GridPlans, HoldEveryChoiceOfTheRuleAndOnlyRunnablePlans) {
   for (const char* op : {"row_sum", "softmax", "softmax_backward", "rmsnorm", "rmsnorm_backward"})
     for (DType dt : kAllDTypes)
       for (std::int64_t rows : {1, 3, 33, 66, 131, 132, 264, 1056})
-        for (std::int64_t width : {64, 127, 1000, 1024, 2048, 4097, 8192, 8193, 16384, 28672, 32769, 131072, 1 << 20}) {
+        for (std::int64_t width : {64, 127, 256, 1000, 1024, 2048, 4097, 8192, 8193, 16384, 28672, 32769, 131072, 1 << 20}) {
           ++cells;
           const std::vector<RowPlan> plans = grid_plans(rows, width, dt, kH200, row_rules(op));
           std::set<std::string> names;
@@ -396,18 +419,22 @@ TEST(GridPlans, HoldEveryChoiceOfTheRuleAndOnlyRunnablePlans) {
           for (int divisor : {1, 2, 4, 1000})
             for (std::int64_t resident : {256, 1024, 4096})
               for (std::int64_t warp_max : {32, 256})
-                for (bool by_rows : {false, true}) {
-                  r.split_below_divisor = divisor;
-                  r.auto_resident_vecs = resident;
-                  r.warp_max_vecs = warp_max;
-                  r.chunk_counts_rows = by_rows;
-                  r.chunk_8192_per_sm = by_rows ? 1 : 4;
-                  const std::string chosen = grid_plan_name(row_plan(rows, width, dt, kH200, r), r);
-                  EXPECT_TRUE(names.count(chosen)) << op << " " << rows << "x" << width << " " << dtype_name(dt)
-                                                   << ": " << chosen << " is not in the grid";
-                }
+                for (bool by_rows : {false, true})
+                  for (int wide_rows : {0, 2})
+                    for (std::int64_t one_vector : {8, 32}) {
+                      r.split_below_divisor = divisor;
+                      r.auto_resident_vecs = resident;
+                      r.warp_max_vecs = warp_max;
+                      r.chunk_counts_rows = by_rows;
+                      r.chunk_8192_per_sm = by_rows ? 1 : 4;
+                      r.wide_resident_rows_per_sm = wide_rows;
+                      r.one_vector_max_vecs = one_vector;
+                      const std::string chosen = grid_plan_name(row_plan(rows, width, dt, kH200, r), r);
+                      EXPECT_TRUE(names.count(chosen)) << op << " " << rows << "x" << width << " " << dtype_name(dt)
+                                                       << ": " << chosen << " is not in the grid";
+                    }
         }
-  EXPECT_EQ(cells, 5 * 3 * 8 * 13);
+  EXPECT_EQ(cells, 5 * 3 * 8 * 14);
 }
 
 TEST(GridPlans, NameEveryParameterThatChangesWhatRuns) {
