@@ -1081,6 +1081,22 @@ def finite_or_null(value):
     return value
 
 
+def result_text(result: dict) -> str:
+    """kbench's layout (src/record/result.cpp, result_text): a record a line, every other
+    top-level part on one line, keys sorted as kbench writes them."""
+    def one(value) -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    parts = []
+    for key in sorted(result):
+        value = result[key]
+        if key == "records" and isinstance(value, list) and value:
+            body = "[\n" + ",\n".join("  " + one(r) for r in value) + "\n ]"
+        else:
+            body = one(value)
+        parts.append(" " + json.dumps(key, ensure_ascii=False) + ": " + body)
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def write_atomically(result: dict, out_dir: Path, experiment: str) -> Path:
     """<out>/<experiment>-torch-<UTC time>-<6 hex>.json via a temporary file and os.replace, so
     that a reader never sees half a file; the random part keeps runs from overwriting."""
@@ -1094,8 +1110,7 @@ def write_atomically(result: dict, out_dir: Path, experiment: str) -> Path:
     try:
         os.chmod(temp, 0o644)  # mkstemp's 0600 would hide the result from other users
         with os.fdopen(handle, "w", encoding="utf-8") as f:
-            json.dump(finite_or_null(result), f, indent=1, allow_nan=False)
-            f.write("\n")
+            f.write(result_text(finite_or_null(result)))
             f.flush()
             os.fsync(f.fileno())
         os.replace(temp, target)

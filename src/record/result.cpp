@@ -293,13 +293,34 @@ void require_result_dir(const std::filesystem::path& dir) {
   }
 }
 
+std::string result_text(const nlohmann::json& j) {
+  // A record a line, every other top-level part on one line: indented throughout, a sample a
+  // line made the files a third larger (a grid of 1126 records 1.61 MB against 1.21), and the
+  // device machine takes at most 64 MiB of working tree. grep finds a record by its variant.
+  std::string out = "{\n";
+  bool first = true;
+  for (const auto& [key, value] : j.items()) {
+    out += first ? " " : ",\n ";
+    first = false;
+    out += nlohmann::json(key).dump() + ": ";
+    if (key == "records" && value.is_array() && !value.empty()) {
+      out += "[\n";
+      for (std::size_t i = 0; i < value.size(); ++i) out += "  " + value[i].dump() + (i + 1 < value.size() ? ",\n" : "\n");
+      out += " ]";
+    } else {
+      out += value.dump();
+    }
+  }
+  return out + "\n}\n";
+}
+
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir) {
   if (r.experiment.empty() || r.experiment.find_first_of("/\\") != std::string::npos)
     throw UsageError("cannot name a result file after experiment '" + r.experiment + "'");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create directory " + dir.string() + ": " + ec.message());
-  const std::string text = to_json(r).dump(1) + "\n";
+  const std::string text = result_text(to_json(r));
   for (int attempt = 0; attempt < 100; ++attempt) {
     const std::filesystem::path target =
         dir / (r.experiment + "-" + utc_now(/*compact=*/true) + "-" + random_hex6() + ".json");

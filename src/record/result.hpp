@@ -97,6 +97,9 @@ Result read_result(const std::filesystem::path& file);
 // Writes <dir>/<experiment>-<UTC time>-<random>.json atomically (temporary file, flush,
 // rename), creating dir if needed; never overwrites. Returns the path written.
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir);
+// A result file's text: one line per record, one per other top-level part (scripts/
+// torch_baseline.py writes the same layout).
+std::string result_text(const nlohmann::json& j);
 // UsageError (one line) when a file stands where write_result would need a folder: `dir` or
 // the first of its parents that exists. For a command to refuse its --out before it runs,
 // rather than lose the run at the end; creates nothing.
