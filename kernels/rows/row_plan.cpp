@@ -232,12 +232,12 @@ RowPlan row_plan(std::int64_t rows, std::int64_t width, DType dtype, const Devic
   const std::int64_t nvec = resident_vecs(width, dtype, rules);
   // Few wide rows: one block per row would leave SMs idle, so cut rows across blocks.
   const std::int64_t split_below = dev.sms / rules.split_below_divisor;
-  const std::int64_t capacity = rules.resident_capacity_vecs(dtype_size(dtype));
-  if (rows <= static_cast<std::int64_t>(rules.wide_resident_rows_per_sm) * dev.sms && nvec <= capacity)
-    return resident(rows, width, dtype, dev, false, rules);
   if ((rows < split_below && width > std::max<std::int64_t>(rules.split_above_width, 8192)) ||
       (rows < dev.sms && width > std::max<std::int64_t>(rules.split_all_sms_above_width, 8192)))
     return split(rows, width, dtype, dev);
+  const std::int64_t capacity = rules.resident_capacity_vecs(dtype_size(dtype));
+  if (rows <= static_cast<std::int64_t>(rules.wide_resident_rows_per_sm) * dev.sms && nvec <= capacity)
+    return resident(rows, width, dtype, dev, false, rules);
   if (nvec <= std::min(rules.auto_resident_vecs, capacity))
     return resident(rows, width, dtype, dev, false, rules);
   return looped(rows, width, dtype, dev, rules);

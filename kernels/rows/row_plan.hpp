@@ -52,11 +52,14 @@ struct RowRules {
   bool fill_sm_f32 = false;
   // Widest row, in 16-byte vectors, that the automatic plan keeps resident; wider rows loop.
   std::int64_t auto_resident_vecs = 4096;
-  // Up to this many rows per SM (0: never), rows stay resident up to the block's capacity
-  // (resident_capacity_vecs), past auto_resident_vecs and ahead of the split: one wave of
-  // 1024-thread blocks holds every row, each row's bytes all in flight at once, where a looped
-  // block walks its row in dependent chunks (row_sum bfloat16 1x32768: resident 1.98 us, looped
-  // 2.86; at 198 rows, a second wave, looped wins again: results/grid/grid-20261202T020831Z-cf6259.json).
+  // Up to this many rows per SM (0: never), rows that do not split stay resident up to the
+  // block's capacity (resident_capacity_vecs), past auto_resident_vecs: one wave of 1024-thread
+  // blocks holds every row, each row's bytes all in flight at once, where a looped block walks
+  // its row in dependent chunks (row_sum bfloat16 1x32768: resident 1.98 us, looped 2.86; at 198
+  // rows, a second wave, looped wins again: results/grid/grid-20261202T020831Z-cf6259.json).
+  // The split goes first: softmax's fewest rows split faster than they stay resident, and its
+  // grids (results/grid/grid-20261202T040740Z-f5aa97.json, -040824Z-14aa6b) fitted with the
+  // wide rows ahead of the split kept 9 cells more than 10% off, against 3 behind it.
   int wide_resident_rows_per_sm = 0;
   // Rows of up to this many vectors hold one vector a lane (up to 32 lanes); wider ones 4.
   // Fewer lanes of 4 vectors each reduce over fewer shuffles, which pays where the kernel does

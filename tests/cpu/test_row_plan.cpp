@@ -130,9 +130,9 @@ std::int64_t vector_elems(std::int64_t width, int v, const RowRules& rules) {
   return rules.edges_as_scalars ? std::max<std::int64_t>(width / v, 1) * v : width;
 }
 
-// Two thresholds that no op may set yet but kbench fit searches: rows up to a wave of the SMs
-// kept resident up to the block's capacity (ahead of the split, never past the capacity), and
-// 4 vectors a lane from a given row width in vectors on.
+// Two thresholds kbench fit searches: rows up to a wave of the SMs kept resident up to the
+// block's capacity (behind the split, never past the capacity), and 4 vectors a lane from a
+// given row width in vectors on.
 TEST(RowPlan, WideResidentRowsAndFourVectorLanesFollowTheirThresholds) {
   RowRules r = row_rules("row_sum");
   r.wide_resident_rows_per_sm = 1;
@@ -142,8 +142,9 @@ TEST(RowPlan, WideResidentRowsAndFourVectorLanesFollowTheirThresholds) {
   };
   EXPECT_EQ(plan(132, 32768, DType::bf16), "resident.v4.l1024.t1024");
   EXPECT_EQ(plan(133, 32768, DType::bf16), "looped.c8192.t256");
-  EXPECT_EQ(plan(4, 32769, DType::bf16), "resident.v4.l1024.t1024");  // not split
-  EXPECT_EQ(plan(4, 65536, DType::bf16), "split.s8.t256");             // past 4096 vectors
+  EXPECT_EQ(plan(4, 32768, DType::bf16), "resident.v4.l1024.t1024");
+  EXPECT_EQ(plan(4, 32769, DType::bf16), "split.s5.t256");  // the split goes first
+  EXPECT_EQ(plan(99, 65536, DType::bf16), "looped.c8192.t256");  // past 4096 vectors
   EXPECT_EQ(plan(1056, 256, DType::bf16), "resident.v4.l8.t128");
   EXPECT_EQ(plan(1056, 64, DType::bf16), "resident.v1.l8.t128");
   EXPECT_EQ(plan(1056, 64, DType::f32), "resident.v4.l4.t128");  // 16 vectors, lanes >= 4 elements
