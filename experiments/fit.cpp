@@ -283,9 +283,10 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
   vary("chunk_4096_per_sm", &RuleParams::chunk_4096_per_sm, per_sm);
   vary("chunk_counts_rows", &RuleParams::chunk_counts_rows, std::vector<bool>{false, true});
   vary("warp_max_vecs", &RuleParams::warp_max_vecs, W{32, 64, 128, 256});
-  // Off, or below 16 rows per SM: the grid's rows stop at 8 per SM, so it sees only whether
-  // few rows take a block; where that stops, 16, comes from the outside grid (2112 rows).
-  vary("warp_min_rows_per_sm", &RuleParams::warp_min_rows_per_sm, std::vector<int>{0, 16});
+  // Off, or below 8 or 16 rows per SM: the grid's rows stop at 8 per SM (1056), so it sees
+  // whether few rows take a block and whether 1056 rows still do; where the block stops past
+  // that, 16, comes from the outside grid (2112 rows).
+  vary("warp_min_rows_per_sm", &RuleParams::warp_min_rows_per_sm, std::vector<int>{0, 8, 16});
   // Off, or up to one or two rows per SM (one or two waves of 1024-thread blocks).
   vary("wide_resident_rows_per_sm", &RuleParams::wide_resident_rows_per_sm, std::vector<int>{0, 1, 2});
   // One vector a lane up to 8 (a 16-bit row's fewest lanes), 16 or 32 vectors (a whole warp).
