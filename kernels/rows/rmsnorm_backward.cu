@@ -58,10 +58,18 @@ namespace {
 // chunks its fixed-tile looped plan ignores). Held-out mean regret 1.3% and 16 of 345 cells
 // more than 10% off, against 2.4% and 25-26 before; most of the 16 are 513-1024 wide rows that
 // a 64-thread block would run 15-25% faster than a warp (bfloat16 16x513, run 0f4d00: 7.09 us against 9.37).
+// After the finalize's launch change those rows were 30 cells off, and the fit on two fresh runs
+// (results/grid/grid-20261202T040603Z-6234f2.json, -040655Z-bc610c;
+// results/fit/fit-20261202T042048Z-b10095.json, warp_max_vecs held: past the grid's rows the
+// other row ops' warps win) gives rows of more than 32 vectors a block below 8 rows per SM
+// (warp_min_rows_per_sm): held-out mean regret 0.0%, no cell more than 10% off, against 1.7%
+// and 30 (bfloat16 33x1024: 5.32 us in a block, 6.05 in a warp; at 1056 rows the warp wins,
+// 1056x513: 11.43 us against 14.58).
 constexpr RowRules kRules{.max_threads_4 = 256,
                           .max_threads_8 = 256,
                           .auto_resident_vecs = 2048,
                           .warp_eight_vectors = false,
+                          .warp_min_rows_per_sm = 8,
                           .block_eight_vectors_f32 = true,
                           .eight_vectors_above = 1024,
                           .split_below_divisor = 1,

@@ -178,7 +178,8 @@ std::string grid_plan_name(const RowPlan& p, const RowRules& rules);
 inline constexpr int kLoopedChunks[] = {2048, 4096, 8192};
 // The plans the grid times at one shape: every plan row_plan could choose there under any of
 // the thresholds `kbench fit` searches (RowRules' auto_resident_vecs down to 256 vectors,
-// split_below_divisor down to 1, the chunk rule, warp_max_vecs, eight_vectors_above), within
+// split_below_divisor down to 1, the chunk rule, warp_max_vecs, eight_vectors_above,
+// wide_resident_rows_per_sm, one_vector_max_vecs), within
 // what the op's kernels run (its launch bounds, resident_plan_problem, its vector counts):
 //   resident  the narrowest lanes for 1, 4 (warp or block) and 8 vectors a thread (warp where
 //             warp_eight_vectors, block for float32 where block_eight_vectors_f32);

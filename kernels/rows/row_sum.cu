@@ -67,8 +67,20 @@ namespace {
 //   kernel, 8.0 against 12.7 us);
 // - the looped chunk follows the rows per SM as well (chunk_counts_rows), 8192 up to 8 blocks in
 //   flight (1056x65536: looped.c8192 33.1 us, c2048 38.8).
+// Two later runs (results/grid/grid-20261202T040448Z-079f8f.json, -040514Z-d7c180; fit
+// results/fit/fit-20261202T042107Z-c2303b.json) had that rule at 3.1% and 33 cells off, 30 of
+// them rows of 24576-32768 elements at 1-132 rows, looped where a 1024-thread resident row ran
+// 10-30% faster (1x32768: 1.98 us against 2.86). The fit adds two thresholds: up to one row per
+// SM (one wave of its 1024-thread blocks, which take 42 registers a thread in 16 bits), rows that
+// do not split stay resident to 4096 vectors (from 198 rows, a second wave, looping wins again:
+// 198x32768 3.70 us against 3.85); and lanes hold 4 vectors from 9 vectors on, not 33 (1056x256:
+// 1.17 us in 8 lanes of 4, 1.32 in 32 lanes of 1; the outside grid agrees at 16384x256, 2.32
+// against 3.52, results/grid/grid-20261202T015739Z-c8e2fe.json). Held-out mean regret 0.4%, 4 of
+// 345 cells more than 10% off.
 constexpr RowRules kRules{.fill_sm_f32 = true,
                           .auto_resident_vecs = 512 * 4,
+                          .wide_resident_rows_per_sm = 1,
+                          .one_vector_max_vecs = 8,
                           .warp_eight_vectors = false,
                           .warp_max_vecs = 128,
                           .two_pass = false,

@@ -52,9 +52,24 @@ namespace {
 // better beyond the runs' own difference: held-out mean regret 1.2%, 10 of 345 cells more than
 // 10% off (the thresholds before: 9.0%, 67; the fit unheld, archive/fit/: 0.6%, 7).
 // float32 and float16 follow the same thresholds in vectors (bytes), unfitted.
+// Two fresh runs (results/grid/grid-20261202T040740Z-f5aa97.json, -040824Z-14aa6b; fit
+// results/fit/fit-20261202T042418Z-5cf185.json) had the rule at 1.5% and 13 cells off, most of
+// them 24576-32769 wide rows at 66-132 rows that a 1024-thread resident row runs 12-20% faster
+// than looping (66x32768: 6.65 us against 8.35). The fit moves two thresholds: up to one row per
+// SM, rows that do not split stay resident to 4096 vectors (wide_resident_rows_per_sm), and rows
+// of more than 32 vectors take a block below 8 rows per SM (1x513: 1.82 us in a block, 2.10 in
+// a warp). Held: warp_max_vecs (the 16384x1024 float16 reason above; the outside grid keeps the
+// warp from 2112 rows, 16384x1024 bfloat16 17.80 against 21.64 us,
+// results/grid/grid-20261202T015754Z-29e82e.json), and the split of rows below the SM count,
+// which the unheld fit moved to 32768 for 66x65536 (split 9.64 us, looped 14.78) but which
+// would then split 128x32769, where the outside grid loops 22-37% faster (float32 9.54 us
+// against 13.11, bfloat16 8.64 against 10.53). Held-out mean regret 0.3%, 2 of 345 cells more
+// than 10% off (those two 65536-wide ones).
 constexpr RowRules kRules{.max_threads_8 = 256,
                           .auto_resident_vecs = 2048,
+                          .wide_resident_rows_per_sm = 1,
                           .warp_max_vecs = 128,
+                          .warp_min_rows_per_sm = 8,
                           .block_eight_vectors_f32 = true,
                           .split_above_width = 16384,
                           .split_all_sms_above_width = 65536,

@@ -58,9 +58,16 @@ TEST(RowPlan, PinnedTable) {
       {R, 1024, 65536, f32, K::looped, 512, 512, 4, 8192, 1, 0, 1024},
       {S, 64, 131072, f32, K::split, 256, 256, 4, 4096, 9, 14592, 576},
       {S, 4, 32769, f32, K::split, 256, 256, 4, 4096, 9, 3712, 36},  // no more pieces than chunks
-      // 128 rows: softmax and row_sum loop (split only below half the SMs at this width).
-      {S, 128, 32769, bf16, K::looped, 256, 256, 4, 8192, 1, 0, 128},
+      // 128 rows: softmax and row_sum do not split (only below half the SMs at this width); up
+      // to one row per SM a bfloat16 row of 4096 vectors stays resident (wide_resident_rows_per_sm),
+      // a float32 one (8192 vectors) loops.
+      {S, 128, 32769, bf16, K::resident, 1024, 1024, 4, 0, 1, 0, 128},
+      {S, 133, 32769, bf16, K::looped, 256, 256, 4, 8192, 1, 0, 133},
       {R, 128, 32769, f32, K::looped, 512, 512, 4, 8192, 1, 0, 128},
+      {R, 4, 32768, bf16, K::resident, 1024, 1024, 4, 0, 1, 0, 4},
+      // row_sum lanes take 4 vectors from 9 vectors on (one_vector_max_vecs): 32 in 8 lanes.
+      {R, 1056, 256, bf16, K::resident, 128, 8, 4, 0, 1, 0, 66},
+      {R, 1056, 64, bf16, K::resident, 128, 8, 1, 0, 1, 0, 66},
       // softmax splits rows below half the SMs only past 16384 elements, below all of them past
       // 65536.
       {S, 8, 12288, bf16, K::resident, 512, 512, 4, 0, 1, 0, 8},
@@ -79,6 +86,9 @@ TEST(RowPlan, PinnedTable) {
       // rmsnorm_backward gives a thread the same columns in every row: 4097 float32 elements take
       // 1025 vectors (8 a thread past 1024, so 256 threads).
       {&row_rules("rmsnorm_backward"), 4096, 4097, f32, K::resident, 256, 256, 8, 0, 1, 0, 4096},
+      // rmsnorm_backward rows of more than 32 vectors take a block below 8 rows per SM.
+      {&row_rules("rmsnorm_backward"), 33, 1024, bf16, K::resident, 64, 64, 4, 0, 1, 0, 33},
+      {&row_rules("rmsnorm_backward"), 1056, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 264},
       // row_sum has no 8-vector warp plan: 129-256 vectors take a 64-thread block.
       {R, 16384, 1024, f32, K::resident, 64, 64, 4, 0, 1, 0, 16384},
       {R, 16384, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 4096},
