@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/subprocess.hpp"
 #include "core/text.hpp"
 #include "record/sha256.hpp"
 
@@ -262,13 +264,33 @@ Result result_from_json(const json& j) {
   return r;
 }
 
-Result read_result(const std::filesystem::path& file) {
-  if (std::filesystem::is_directory(file)) throw UsageError(file.string() + " is a directory, not a result file");
+bool is_compressed_result(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  return name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0;
+}
+
+// The text of a result file; a .json.gz (archive/ keeps superseded results so) through gzip, as
+// git is run for history: no library for a format read a few times per verify.
+std::string result_file_text(const std::filesystem::path& file) {
+  if (is_compressed_result(file)) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) throw UsageError("cannot read " + file.string());
+    const ProcessResult p = run_process({"gzip", "-dc", "--", file.string()}, {.timeout_s = 60});
+    if (!p.started) throw UsageError("cannot read " + file.string() + ": gzip is not installed");
+    if (!p.ok()) throw UsageError(file.string() + ": not a valid gzip file");
+    return p.out;
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read " + file.string());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+Result read_result(const std::filesystem::path& file) {
+  if (std::filesystem::is_directory(file)) throw UsageError(file.string() + " is a directory, not a result file");
+  const std::string text = result_file_text(file);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double's range
     throw UsageError(file.string() + ": not valid JSON: " + e.what());
   }

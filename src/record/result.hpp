@@ -93,7 +93,9 @@ nlohmann::json to_json(const Result& r);
 Record record_from_json(const nlohmann::json& j);
 Result result_from_json(const nlohmann::json& j);
 
+// A result file: <name>.json, or <name>.json.gz (gzip-compressed, as archive/ keeps them).
 Result read_result(const std::filesystem::path& file);
+bool is_compressed_result(const std::filesystem::path& file);  // its name ends in .json.gz
 // Writes <dir>/<experiment>-<UTC time>-<random>.json atomically (temporary file, flush,
 // rename), creating dir if needed; never overwrites. Returns the path written.
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir);

@@ -205,8 +205,8 @@ class ResultCheck {
   std::map<std::string, int>& untraced_;
 };
 
-// archive/ holds superseded results as archive/<experiment>/<file>.json and nothing else:
-// sources are in git's history, notes and evidence in docs/records/.
+// archive/ holds superseded results as archive/<experiment>/<file>.json.gz (or .json, as
+// written) and nothing else: sources are in git's history, notes and evidence in docs/records/.
 void check_archive_place(const ResultCheck& check, const fs::path& archive, const fs::path& file,
                          const Result& result) {
   const fs::path relative = file.lexically_relative(archive);
@@ -255,8 +255,8 @@ VerifyReport verify_tree(const VerifyOptions& options) {
 
   const fs::path archive = root / "archive";
   for (const fs::path& file : files_under(archive, "")) {
-    if (file.extension() != ".json") {
-      check.problem(file, "archive/ holds only result JSON",
+    if (file.extension() != ".json" && !is_compressed_result(file)) {
+      check.problem(file, "archive/ holds only result JSON (.json or .json.gz)",
                     "move notes, probes and scratch data to docs/records/");
       continue;
     }

@@ -190,6 +190,28 @@ TEST(ResultIo, ReadErrorsNameTheFile) {
   EXPECT_THROW(read_result(dir.path() / "missing.json"), UsageError);
 }
 
+// archive/ keeps superseded results gzip-compressed: read back, the same result; a damaged
+// .json.gz is one error naming the file.
+TEST(ResultIo, CompressedResultsReadAsTheirJson) {
+  test::TempDir dir;
+  const Result r = sample_result();
+  const fs::path file = write_result(r, dir.path());
+  const std::string written = to_json(read_result(file)).dump();
+  EXPECT_FALSE(is_compressed_result(file));
+  ASSERT_EQ(test::run_command("gzip -9 -n " + test::shell_quoted(file)).exit_code, 0);
+  const fs::path gz = file.string() + ".gz";
+  ASSERT_TRUE(is_compressed_result(gz));
+  EXPECT_EQ(to_json(read_result(gz)).dump(), written);
+  const fs::path damaged = dir.write("damaged.json.gz", "not gzip at all");
+  try {
+    read_result(damaged);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged.json.gz: not a valid gzip file"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_result(dir.path() / "missing.json.gz"), UsageError);
+}
+
 // The digest is over a text another tool can write byte for byte (docs/schema.md, "Integrity").
 TEST(ResultIntegrity, CanonicalTextIsOneTabSeparatedLinePerRecord) {
   Record r;

@@ -244,6 +244,18 @@ TEST(Verify, ArchivedResultIsTracedThroughHistoryToo) {
   EXPECT_TRUE(says(f.verify(), "its records do not match integrity.records"));
 }
 
+// archive/ keeps results gzip-compressed as well: checked as the JSON they hold.
+TEST(Verify, CompressedArchivedResultIsCheckedToo) {
+  VerifyFixture f;
+  f.archive();
+  ASSERT_EQ(test::run_command("gzip -9 -n " + test::shell_quoted(f.result_file)).exit_code, 0);
+  VerifyReport report = f.verify();
+  EXPECT_EQ(report.result_files, 1);
+  EXPECT_TRUE(report.problems.empty()) << all_problems(report);
+  f.tree.write("archive/sweep/damaged.json.gz", "not gzip");
+  EXPECT_TRUE(says(f.verify(), "not a valid gzip file"));
+}
+
 TEST(Verify, ArchiveHoldsOnlyResultJsonUnderItsExperiment) {
   VerifyFixture f;
   f.tree.write("archive/sweep/README.md", "notes belong in docs/records/\n");
