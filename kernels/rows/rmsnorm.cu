@@ -31,7 +31,7 @@ namespace {
 // x 4 vectors, as softmax_backward's; h is re-read when looped. Rows of more than 64 vectors
 // take a block of 64 threads or more, not a warp: at 16384x1024 (128 vectors) the block took
 // 34.60-34.86 us against the warp's 35.89-35.98 (run 8d9e84). The fit on two bfloat16 grid runs
-// of one H200 (results/grid/grid-20261201T161808Z-bcb37a.json, -161919Z-04732e.json) wanted a
+// of one H200 (archive/grid/grid-20261201T161808Z-bcb37a.json.gz, -161919Z-04732e.json) wanted a
 // block past 32 vectors (results/fit/fit-20261201T162123Z-964f3f.json; 1x384: 1.62 us in a
 // block, 2.21 in a 16-lane warp), but its grid stops at 8 rows per SM, and past that the warp
 // wins by far (configs/grid_outside.json, docs/experiments.md: 16384x384 13.83 us in a block,
@@ -43,7 +43,7 @@ namespace {
 // - the looped chunk is 4096 only up to 4 blocks per SM (8 before).
 // Both findings on the warp hold, by row count: below 16 rows per SM (2112 on an H200) rows of
 // more than 32 vectors take the block (warp_min_rows_per_sm; bfloat16 132x513: 2.26 us in the
-// block, 2.99 in the warp, results/grid/grid-20261202T020937Z-797454.json; 2112x384: 3.01 in
+// block, 2.99 in the warp, archive/grid/grid-20261202T020937Z-797454.json.gz; 2112x384: 3.01 in
 // the block, 2.76 in the warp, results/grid/grid-20261202T015842Z-94e234.json).
 constexpr RowRules kRules{.max_threads_4 = 512,
                           .auto_resident_vecs = 4 * 512,

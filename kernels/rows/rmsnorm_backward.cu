@@ -50,7 +50,7 @@ namespace {
 // outside grid, results/grid/grid-20261201T180829Z-993950.json, found 8 vectors losing to 4 at
 // every float32 width of 1536-4096 and row count of 128-16384, 4096x4096 warm 86.36 us against
 // 71.92, where the threshold was 256). Pieces of a split row keep two sums. The fit on two bfloat16
-// grid runs of one H200 (results/grid/grid-20261201T170738Z-0f4d00.json, -170835Z-ed1be5.json;
+// grid runs of one H200 (archive/grid/grid-20261201T170738Z-0f4d00.json.gz, -170835Z-ed1be5.json;
 // results/fit/fit-20261201T171132Z-73e2ec.json) moved the split only: every row count below the
 // SMs splits past 8192 elements, as well as those below half of them past 8192 (held: the warp
 // threshold, since the other row ops' rows past 8 per SM showed the warp winning, and what a
@@ -85,7 +85,7 @@ constexpr RowRules kRules{.max_threads_4 = 256,
 // takes more registers than that (it spilled at 128), so it keeps no second bound. (Three
 // blocks, 80 registers, for the 4-vector kernels raised float16 4096x4096 from five blocks of
 // 128 threads an SM to six and ran no faster: 42.40 us cupti against 41.98, two H200s,
-// archive/sweep/sweep-20261201T234233Z-09597d.json against
+// archive/sweep/sweep-20261201T234233Z-09597d.json.gz against
 // results/sweep/sweep-20261201T233154Z-c86b3a.json. Occupancy does not bound it there.)
 constexpr int kMinResidentBlocks = 2;
 

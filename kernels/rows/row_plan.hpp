@@ -56,7 +56,7 @@ struct RowRules {
   // block's capacity (resident_capacity_vecs), past auto_resident_vecs: one wave of 1024-thread
   // blocks holds every row, each row's bytes all in flight at once, where a looped block walks
   // its row in dependent chunks (row_sum bfloat16 1x32768: resident 1.98 us, looped 2.86; at 198
-  // rows, a second wave, looped wins again: results/grid/grid-20261202T020831Z-cf6259.json).
+  // rows, a second wave, looped wins again: archive/grid/grid-20261202T020831Z-cf6259.json.gz).
   // The split goes first: softmax's fewest rows split faster than they stay resident, and its
   // grids (results/grid/grid-20261202T040740Z-f5aa97.json, -040824Z-14aa6b) fitted with the
   // wide rows ahead of the split kept 9 cells more than 10% off, against 3 behind it.
@@ -105,7 +105,7 @@ struct RowRules {
   // at most width / V whole vectors, and its plan needs that many slots, not ceil(width / V). At
   // width 8193 in 16 bits that is 1024 vectors in 256 lanes of 4, where 1025 took 512 lanes,
   // half empty, and lost to looping by up to 2x at many rows (row_sum bfloat16 2112x8193:
-  // resident 11.95 us, looped 5.96, results/grid/grid-20261201T180709Z-8bc63c.json), while the
+  // resident 11.95 us, looped 5.96, archive/grid/grid-20261201T180709Z-8bc63c.json.gz), while the
   // full 256 lanes at 8192 beat looping at every row count. false where a kernel gives each
   // thread the same columns in every row (rmsnorm_backward), so a row takes ceil(width / V).
   bool edges_as_scalars = true;

@@ -53,7 +53,7 @@ namespace {
 // - One pass: looped takes a block per row (row_plan.cpp says why).
 // - Split pieces write a float32 partial, and each row keeps a done-counter.
 // The other thresholds are the fit's on two bfloat16 grid runs of one H200
-// (results/grid/grid-20261201T161448Z-64b619.json and -161513Z-e8a15f.json) with one held: the
+// (archive/grid/grid-20261201T161448Z-64b619.json.gz and -161513Z-e8a15f.json) with one held: the
 // unheld fit (results/fit/fit-20261201T162104Z-c61ccb.json) kept rows resident to 4096 vectors,
 // but past the grid's 8 rows per SM a 1024-thread row loses to looping (configs/grid_outside.json,
 // float32 16384x8193: 189.93 us resident, 119.16 looped), so rows stay resident to 2048 vectors.

@@ -43,7 +43,7 @@ namespace {
 //   split), and rows below the SM count past 65536 (66x100000 and 99x100000: split 9.8 and 17.2
 //   us, looped 14.9 and 22.5), not at 32769, where looping won in the grid (99x32769: 8.66 us
 //   against 9.28) and in the rows sweep (128x32769 float32: 14.1 against 16.5,
-//   archive/sweep/sweep-20261201T125730Z-df7227.json);
+//   archive/sweep/sweep-20261201T125730Z-df7227.json.gz);
 // - rows of more than 128 vectors take a block (1x2048: 2.13 us in a 64-thread block, 2.81 in
 //   a warp of 8 vectors), not past 64 as the grid alone preferred: the rows sweep's 16384x1024
 //   float16 (128 vectors) took 21.4 us in a block against 18.5 in a warp (d6f002), while its

@@ -27,7 +27,7 @@ namespace {
 // ran 1.2-1.4x slower than looped, because the compiler kept the converted floats live across
 // the dot reduction; keep_packed in the kernel brings it to float16's 64.) Like softmax it
 // re-reads rows when looped; a split piece keeps one float. The fit on two bfloat16 grid runs of
-// one H200 (results/grid/grid-20261201T161607Z-08775d.json, -161700Z-353e58.json) also wanted
+// one H200 (archive/grid/grid-20261201T161607Z-08775d.json.gz, -161700Z-353e58.json) also wanted
 // a block past 32 vectors (results/fit/fit-20261201T162114Z-930866.json; 1x2048: 1.63 us in a
 // 64-thread block, 2.30 in a warp), but past the grid's 8 rows per SM the warp wins
 // (configs/grid_outside.json: 16384x384 11.83 us in a block, 6.09 in a warp), so the warp
