@@ -174,11 +174,12 @@ TEST_F(CompareCommand, DifferentDevicesRefusedUnlessAllowed) {
   EXPECT_NE(allowed.out.find("3 same"), std::string::npos) << allowed.out;
 }
 
-// Two committed grid runs, one device, the same grid and seed: paired by visit.
+// Two committed grid runs, one device, the same grid and seed: paired by visit (archived since,
+// so read compressed).
 TEST(CompareCommittedRuns, TwoGridRunsOfOneDevice) {
-  const fs::path grid = fs::path(KBENCH_SOURCE_DIR) / "results" / "grid";
-  const std::string a = shell_quoted(grid / "grid-20261201T123906Z-e26341.json"),
-                    b = shell_quoted(grid / "grid-20261201T124113Z-6b1c87.json");
+  const fs::path grid = fs::path(KBENCH_SOURCE_DIR) / "archive" / "grid";
+  const std::string a = shell_quoted(grid / "grid-20261201T123906Z-e26341.json.gz"),
+                    b = shell_quoted(grid / "grid-20261201T124113Z-6b1c87.json.gz");
   const CommandResult self = run_kbench("compare " + a + " " + a + " --fail-above 0");
   EXPECT_EQ(self.exit_code, 0) << self.err;
   EXPECT_NE(self.out.find("0 faster, 0 slower, 1243 same; 0 only in A, 0 only in B"), std::string::npos);
