@@ -43,10 +43,14 @@ namespace {
 // in the 8-vector warp; 2112x384 2.77 in the block, 2.17 in the warp). Past 128 vectors the
 // block wins at every row count of that grid (bfloat16 4096x1536: 6.28 us in the block, 7.64 in
 // the 8-vector warp; 16384x2048: 48.06 against 49.86), so the warp stops there.
+// Two later runs of the main grid (results/grid/grid-20261202T044155Z-ebc133.json, -044251Z-462718;
+// fit results/fit/fit-20261202T050656Z-075b29.json, warp_max_vecs held for the outside grid's
+// reason) put the warp's start at 8 rows per SM, where 1056 rows of 33-128 vectors run faster
+// in it: held-out mean regret 0.1% either way, 1 cell more than 10% off against 1-2.
 constexpr RowRules kRules{.max_threads_4 = 512,
                           .auto_resident_vecs = 4 * 512,
                           .warp_max_vecs = 128,
-                          .warp_min_rows_per_sm = 16,
+                          .warp_min_rows_per_sm = 8,
                           .split_below_divisor = 1,
                           .split_above_width = 16384,
                           .split_all_sms_above_width = 32768,

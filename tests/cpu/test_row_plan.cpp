@@ -99,12 +99,16 @@ TEST(RowPlan, PinnedTable) {
       {N, 16384, 1024, f32, K::resident, 64, 64, 4, 0, 1, 0, 16384},
       {N, 16384, 1024, bf16, K::resident, 64, 64, 4, 0, 1, 0, 16384},
       {N, 16384, 512, bf16, K::resident, 128, 16, 4, 0, 1, 0, 2048},
-      // Below 16 rows per SM, rmsnorm and softmax_backward rows of more than 32 vectors take a
-      // block (warp_min_rows_per_sm); from 2112 rows the warp again.
+      // Below 16 rows per SM, rmsnorm rows of more than 32 vectors take a block
+      // (warp_min_rows_per_sm); from 2112 rows the warp again. softmax_backward (and softmax,
+      // rmsnorm_backward) below 8: from 1056 rows the warp.
       {N, 132, 513, bf16, K::resident, 64, 64, 4, 0, 1, 0, 132},
       {N, 2111, 384, bf16, K::resident, 64, 64, 4, 0, 1, 0, 2111},
       {N, 2112, 384, bf16, K::resident, 128, 16, 4, 0, 1, 0, 264},
       {B, 128, 2048, bf16, K::resident, 64, 64, 4, 0, 1, 0, 128},
+      {B, 1055, 1024, bf16, K::resident, 64, 64, 4, 0, 1, 0, 1055},
+      {B, 1056, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 264},
+      {S, 1056, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 264},
       {B, 4096, 1024, bf16, K::resident, 128, 32, 4, 0, 1, 0, 1024},
       {B, 4096, 2048, bf16, K::resident, 64, 64, 4, 0, 1, 0, 4096},  // past 128 vectors, a block
       // softmax_backward too, and every row count below the SMs splits past 16384 elements.
