@@ -27,7 +27,7 @@ core=(src/core/errors.cpp src/core/shape.cpp)
 declare -A sources=(
   [shape]="${core[*]}"
   [sweep_config]="${core[*]} src/core/dtype.cpp experiments/sweep_config.cpp"
-  [result]="${core[*]} src/core/text.cpp src/core/atomic_file.cpp src/record/sha256.cpp src/record/result.cpp"
+  [result]="${core[*]} src/core/text.cpp src/core/atomic_file.cpp src/core/subprocess.cpp src/record/sha256.cpp src/record/result.cpp"
 )
 status=0
 for target in shape sweep_config result; do
