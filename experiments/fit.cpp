@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <type_traits>
 
 #include "core/errors.hpp"
 #include "core/parallel.hpp"
@@ -18,6 +19,27 @@
 namespace kbench {
 
 namespace {
+
+// Every threshold the fit searches, once: its name (as results and --hold/--set spell it) and
+// its place in RuleParams and in RowRules. params_of, with_params, to_json, with_values and
+// changed_from all walk this list, so a new threshold is one line here.
+template <class F>
+void for_each_threshold(F&& f) {
+  using P = RuleParams;
+  using R = rows::RowRules;
+  f("split_below_divisor", &P::split_below_divisor, &R::split_below_divisor);
+  f("split_above_width", &P::split_above_width, &R::split_above_width);
+  f("split_all_sms_above_width", &P::split_all_sms_above_width, &R::split_all_sms_above_width);
+  f("auto_resident_vecs", &P::auto_resident_vecs, &R::auto_resident_vecs);
+  f("chunk_8192_per_sm", &P::chunk_8192_per_sm, &R::chunk_8192_per_sm);
+  f("chunk_4096_per_sm", &P::chunk_4096_per_sm, &R::chunk_4096_per_sm);
+  f("chunk_counts_rows", &P::chunk_counts_rows, &R::chunk_counts_rows);
+  f("warp_max_vecs", &P::warp_max_vecs, &R::warp_max_vecs);
+  f("eight_vectors_above", &P::eight_vectors_above, &R::eight_vectors_above);
+  f("warp_min_rows_per_sm", &P::warp_min_rows_per_sm, &R::warp_min_rows_per_sm);
+  f("wide_resident_rows_per_sm", &P::wide_resident_rows_per_sm, &R::wide_resident_rows_per_sm);
+  f("one_vector_max_vecs", &P::one_vector_max_vecs, &R::one_vector_max_vecs);
+}
 
 // The goal of issue 15: held-out mean regret at most 2%, at most 10 cells more than 10% off.
 constexpr double kGoalMeanRegret = 0.02;
@@ -57,28 +79,11 @@ struct Fitted {
   RegretSummary on_fit;
 };
 
-// How many thresholds p sets differently from `now` (every field of RuleParams).
+// How many thresholds p sets differently from `now`.
 int changed_from(const RuleParams& p, const RuleParams& now) {
   int n = 0;
-  const auto diff = [&](auto member) { n += p.*member != now.*member; };
-  diff(&RuleParams::split_below_divisor);
-  diff(&RuleParams::split_above_width);
-  diff(&RuleParams::split_all_sms_above_width);
-  diff(&RuleParams::auto_resident_vecs);
-  diff(&RuleParams::chunk_8192_per_sm);
-  diff(&RuleParams::chunk_4096_per_sm);
-  diff(&RuleParams::chunk_counts_rows);
-  diff(&RuleParams::warp_max_vecs);
-  diff(&RuleParams::eight_vectors_above);
-  diff(&RuleParams::warp_min_rows_per_sm);
-  diff(&RuleParams::wide_resident_rows_per_sm);
-  diff(&RuleParams::one_vector_max_vecs);
+  for_each_threshold([&](const char*, auto param, auto) { n += p.*param != now.*param; });
   return n;
-}
-
-bool same_plan(const rows::RowPlan& a, const rows::RowPlan& b) {
-  return a.kind == b.kind && a.threads == b.threads && a.lanes == b.lanes && a.vecs == b.vecs && a.chunk == b.chunk &&
-         a.segments == b.segments && a.segment == b.segment && a.blocks == b.blocks;
 }
 
 // regret_of's mean and cells off for the search, without its per-cell records: the space holds
@@ -124,7 +129,7 @@ class SearchScorer {
   };
   static double time_of(Cell& cell, const rows::RowPlan& plan, const rows::RowRules& rules) {
     for (const Seen& s : cell.seen)
-      if (same_plan(s.plan, plan)) return s.us;
+      if (s.plan == plan) return s.us;
     const auto it = cell.times->plan_us.find(rows::grid_plan_name(plan, rules));
     cell.seen.push_back({plan, it == cell.times->plan_us.end() ? -1.0 : it->second});
     return cell.seen.back().us;
@@ -220,34 +225,20 @@ nlohmann::json held_out_json(const RegretSummary& s) {
 }  // namespace
 
 RuleParams params_of(const rows::RowRules& r) {
-  return {r.split_below_divisor, r.split_above_width, r.split_all_sms_above_width, r.auto_resident_vecs,
-          r.chunk_8192_per_sm,   r.chunk_4096_per_sm, r.chunk_counts_rows,         r.warp_max_vecs,
-          r.eight_vectors_above, r.warp_min_rows_per_sm, r.wide_resident_rows_per_sm, r.one_vector_max_vecs};
+  RuleParams p;
+  for_each_threshold([&](const char*, auto param, auto rule) { p.*param = r.*rule; });
+  return p;
 }
 
 rows::RowRules with_params(rows::RowRules r, const RuleParams& p) {
-  r.split_below_divisor = p.split_below_divisor;
-  r.split_above_width = p.split_above_width;
-  r.split_all_sms_above_width = p.split_all_sms_above_width;
-  r.auto_resident_vecs = p.auto_resident_vecs;
-  r.chunk_8192_per_sm = p.chunk_8192_per_sm;
-  r.chunk_4096_per_sm = p.chunk_4096_per_sm;
-  r.chunk_counts_rows = p.chunk_counts_rows;
-  r.warp_max_vecs = p.warp_max_vecs;
-  r.eight_vectors_above = p.eight_vectors_above;
-  r.warp_min_rows_per_sm = p.warp_min_rows_per_sm;
-  r.wide_resident_rows_per_sm = p.wide_resident_rows_per_sm;
-  r.one_vector_max_vecs = p.one_vector_max_vecs;
+  for_each_threshold([&](const char*, auto param, auto rule) { r.*rule = p.*param; });
   return r;
 }
 
 nlohmann::json to_json(const RuleParams& p) {
-  return {{"split_below_divisor", p.split_below_divisor}, {"split_above_width", p.split_above_width},
-          {"split_all_sms_above_width", p.split_all_sms_above_width}, {"auto_resident_vecs", p.auto_resident_vecs},
-          {"chunk_8192_per_sm", p.chunk_8192_per_sm},     {"chunk_4096_per_sm", p.chunk_4096_per_sm},
-          {"chunk_counts_rows", p.chunk_counts_rows},     {"warp_max_vecs", p.warp_max_vecs},
-          {"eight_vectors_above", p.eight_vectors_above}, {"warp_min_rows_per_sm", p.warp_min_rows_per_sm},
-          {"wide_resident_rows_per_sm", p.wide_resident_rows_per_sm}, {"one_vector_max_vecs", p.one_vector_max_vecs}};
+  nlohmann::json j = nlohmann::json::object();
+  for_each_threshold([&](const char* name, auto param, auto) { j[name] = p.*param; });
+  return j;
 }
 
 void validate_held(const std::vector<std::string>& held) {
@@ -303,19 +294,13 @@ std::vector<RuleParams> rule_space(const rows::RowRules& current, const std::vec
 
 RuleParams with_values(RuleParams p, const std::map<std::string, std::int64_t>& values) {
   for (const auto& [name, v] : values) {
-    if (name == "split_below_divisor") p.split_below_divisor = static_cast<int>(v);
-    else if (name == "split_above_width") p.split_above_width = v;
-    else if (name == "split_all_sms_above_width") p.split_all_sms_above_width = v;
-    else if (name == "auto_resident_vecs") p.auto_resident_vecs = v;
-    else if (name == "chunk_8192_per_sm") p.chunk_8192_per_sm = static_cast<int>(v);
-    else if (name == "chunk_4096_per_sm") p.chunk_4096_per_sm = static_cast<int>(v);
-    else if (name == "chunk_counts_rows") p.chunk_counts_rows = v != 0;
-    else if (name == "warp_max_vecs") p.warp_max_vecs = v;
-    else if (name == "eight_vectors_above") p.eight_vectors_above = v;
-    else if (name == "warp_min_rows_per_sm") p.warp_min_rows_per_sm = static_cast<int>(v);
-    else if (name == "wide_resident_rows_per_sm") p.wide_resident_rows_per_sm = static_cast<int>(v);
-    else if (name == "one_vector_max_vecs") p.one_vector_max_vecs = v;
-    else throw UsageError("fit: --set '" + name + "' is not a threshold the fit searches");
+    bool known = false;
+    for_each_threshold([&](const char* threshold, auto param, auto) {
+      if (name != threshold) return;
+      known = true;
+      p.*param = static_cast<std::remove_reference_t<decltype(p.*param)>>(v);  // bool: v != 0
+    });
+    if (!known) throw UsageError("fit: --set '" + name + "' is not a threshold the fit searches");
   }
   return p;
 }

@@ -141,6 +141,7 @@ struct RowPlan {
   int segments = 1;          // split: pieces per row
   std::int64_t segment = 0;  // split: elements per piece (a multiple of 16 bytes' worth)
   std::int64_t blocks = 0;   // grid size of the (first) kernel
+  bool operator==(const RowPlan&) const = default;
 };
 
 std::string describe(const RowPlan& p);  // "resident lanes=32 vecs=8 threads=128 blocks=128"
