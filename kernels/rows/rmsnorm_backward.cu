@@ -60,7 +60,7 @@ namespace {
 // a 64-thread block would run 15-25% faster than a warp (bfloat16 16x513, run 0f4d00: 7.09 us against 9.37).
 // After the finalize's launch change those rows were 30 cells off, and the fit on two fresh runs
 // (results/grid/grid-20261202T040603Z-6234f2.json, -040655Z-bc610c;
-// results/fit/fit-20261202T042048Z-b10095.json, warp_max_vecs held: past the grid's rows the
+// results/fit/fit-20261202T055946Z-5067cc.json, warp_max_vecs held: past the grid's rows the
 // other row ops' warps win) gives rows of more than 32 vectors a block below 8 rows per SM
 // (warp_min_rows_per_sm): held-out mean regret 0.0%, no cell more than 10% off, against 1.7%
 // and 30 (bfloat16 33x1024: 5.32 us in a block, 6.05 in a warp; at 1056 rows the warp wins,

@@ -68,7 +68,7 @@ namespace {
 // - the looped chunk follows the rows per SM as well (chunk_counts_rows), 8192 up to 8 blocks in
 //   flight (1056x65536: looped.c8192 33.1 us, c2048 38.8).
 // Two later runs (results/grid/grid-20261202T040448Z-079f8f.json, -040514Z-d7c180; fit
-// results/fit/fit-20261202T042107Z-c2303b.json) had that rule at 3.1% and 33 cells off, 30 of
+// results/fit/fit-20261202T042048Z-b10095.json) had that rule at 3.1% and 33 cells off, 30 of
 // them rows of 24576-32768 elements at 1-132 rows, looped where a 1024-thread resident row ran
 // 10-30% faster (1x32768: 1.98 us against 2.86). The fit adds two thresholds: up to one row per
 // SM (one wave of its 1024-thread blocks, which take 42 registers a thread in 16 bits), rows that
