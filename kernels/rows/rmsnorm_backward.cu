@@ -15,6 +15,9 @@
 //   looped / split: wide rows. Kernel 1 sums h^2 and g h over each row (or row piece); kernel 2
 //          takes a tile of columns over a group of rows, computes dx and the group's dw
 //          partial for those columns; the finalize kernel adds the groups' partials in order.
+//          On devices with clusters (sm_90) the split plan of rows up to 131072 columns is one
+//          kernel instead: a cluster of 8 or 16 blocks per row, the row in registers, its sums added
+//          through distributed shared memory (`split_two_pass` runs the three kernels anyway).
 // dw is summed in float32 in a fixed order everywhere (no float atomics), so its bits are the
 // same from run to run on one GPU. When the weight is frozen (the case's `frozen` flag), dw is
 // neither accumulated nor written and the finalize kernel does not run.
@@ -466,6 +469,93 @@ __global__ void __launch_bounds__(kTileThreads)
     for (int j = 0; j < kVec<T>; ++j) partial[blockIdx.y * static_cast<std::int64_t>(width) + v * kVec<T> + j] = dw[j];
 }
 
+// ---- split on sm_90: one kernel, a cluster per row -----------------------------------------
+
+// The two-pass split above is three dependent kernels, and at few rows their latencies are the
+// time (bfloat16 4x32769: 19.7 us in graph mode, torch.compile's backward 17.1 and rmsnorm's own
+// split forward 6.7; results/sweep/sweep-20261202T020526Z-e8de61.json). Here a cluster of
+// S blocks takes a row at a time (S = 8, or 16 for rows past 65536 columns): block `rank`
+// holds columns (k S + rank) kClusterThreads + thread, k < E, of h and dy in registers, the row's two sums are added block
+// by block through distributed shared memory (ranks in order, the same bits in every block),
+// and dx is written from the registers: one trip to memory a row. A block's columns are the
+// same in every row, so its dw stays in registers; with one cluster it is written as dw, with
+// more each cluster writes a partial row and the finalize kernel adds them in cluster order.
+constexpr int kClusterThreads = 512;
+// Columns per thread the cluster kernel is built for: a row of up to E x S x kClusterThreads
+// columns (16384, 32768, 65536 with S = 8; twice that with 16, which H200 allows as a
+// non-portable size); wider rows take the two-pass split.
+constexpr int kClusterCols[] = {4, 8, 16};
+constexpr int kWideRowCluster = 16;
+constexpr std::int64_t kClusterMaxWidth = std::int64_t{16} * kWideRowCluster * kClusterThreads;
+
+template <class T, int S, int E, bool WithDh, bool WithDw>
+__global__ void __launch_bounds__(kClusterThreads)
+    rmsnorm_bwd_cluster_kernel(Tensors t, std::int64_t rows, int width, float eps, float* partial, T* dw_out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ float2 scratch[32];
+  __shared__ float2 block_sums[2];  // by row parity: a block writes row i + 2's only after
+                                    // every block has passed row i + 1's barrier, done reading i's
+  const int rank = static_cast<int>(cluster.block_rank()), lane = threadIdx.x & 31;
+  const std::int64_t first = blockIdx.x / S, clusters = gridDim.x / S;
+  if constexpr (WithDw) trigger_next_grid();  // the finalize, where there is one, waits inside
+  const auto column = [&](int k) { return (k * S + rank) * kClusterThreads + static_cast<int>(threadIdx.x); };
+  float wv[E], dw[E];
+#pragma unroll
+  for (int k = 0; k < E; ++k) {
+    wv[k] = column(k) < width ? to_float(static_cast<const T*>(t.w)[column(k)]) : 0.0f;
+    dw[k] = 0.0f;
+  }
+  int parity = 0;
+  for (std::int64_t row = first; row < rows; row += clusters, parity ^= 1) {
+    float h[E], dy[E], dh[WithDh ? E : 1];
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const bool in = column(k) < width;
+      h[k] = in ? at<T>(t.h, row, t.h_stride, column(k)) : 0.0f;
+      dy[k] = in ? at<T>(t.dy, row, t.dy_stride, column(k)) : 0.0f;
+      if constexpr (WithDh) dh[k] = in ? at<T>(t.dh, row, t.dh_stride, column(k)) : 0.0f;
+    }
+    float ss = 0.0f, sg = 0.0f;
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      ss = fmaf(h[k], h[k], ss);
+      sg = fmaf(dy[k] * wv[k], h[k], sg);
+    }
+    const float2 mine = row_reduce_sums(make_float2(ss, sg), kClusterThreads, scratch);
+    if (threadIdx.x == 0) block_sums[parity] = mine;
+    cluster.sync();  // every block's sums written and visible (release / acquire)
+    // Lane q of each warp reads rank q's sums; every lane then adds them in rank order.
+    float2 theirs = make_float2(0.0f, 0.0f);
+    if (lane < S) theirs = *cluster.map_shared_rank(&block_sums[parity], lane);
+    float total_ss = 0.0f, total_sg = 0.0f;
+#pragma unroll
+    for (int q = 0; q < S; ++q) {
+      total_ss += __shfl_sync(0xffffffffu, theirs.x, q);
+      total_sg += __shfl_sync(0xffffffffu, theirs.y, q);
+    }
+    const float rstd = inverse_rms(total_ss, width, eps);
+    const float coef = rstd * rstd * rstd * total_sg / static_cast<float>(width);
+    T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      if (column(k) >= width) continue;
+      dxr[column(k)] = from_float<T>(grad(h[k], dy[k] * wv[k], WithDh ? dh[WithDh ? k : 0] : 0.0f, rstd, coef));
+      if constexpr (WithDw) dw[k] = fmaf(dy[k] * h[k], rstd, dw[k]);
+    }
+  }
+  cluster.sync();  // no block leaves while another may still read its sums
+  if constexpr (WithDw)
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      if (column(k) >= width) continue;
+      if (clusters == 1) dw_out[column(k)] = from_float<T>(dw[k]);
+      else partial[first * width + column(k)] = dw[k];
+    }
+#endif
+}
+
 // dw[c] = the sum of the `count` partial rows at column c, in a fixed order: warp w of the
 // block's nw warps adds rows w, w + nw, ... (Kahan), then the warps' sums are added in warp
 // order; nw is a function of count alone (finalize_warps), so the order is too. A block takes
@@ -607,33 +697,70 @@ struct ResidentGrid {
 };
 
 template <class Kernel>
-ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::int64_t row_groups, bool fold) {
+ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::int64_t row_groups, bool fold,
+                           unsigned cluster = kDwCluster) {
   struct Occupancy {
-    int blocks_per_sm, clusters;  // clusters: resident clusters of kDwCluster, 0 without them
+    int blocks_per_sm, clusters;  // clusters: resident clusters of `cluster` blocks, 0 without them
   };
   static std::mutex mutex;
-  static std::map<std::tuple<const void*, int, std::size_t, int>, Occupancy> known;  // per kernel, shape, device
+  static std::map<std::tuple<const void*, int, std::size_t, unsigned, int>, Occupancy> known;  // per kernel, shape, device
   int device = 0;
   KB_CUDA(cudaGetDevice(&device));
   Occupancy o{};
   {
     const std::lock_guard<std::mutex> lock(mutex);
-    const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), threads, shared, device);
+    const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), threads, shared, cluster, device);
     auto it = known.find(key);
     if (it == known.end()) {
       KB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, kernel, threads, shared));
-      if (device_attribute(cudaDevAttrClusterLaunch, device) != 0)  // 0: the unclustered grid serves
-        o.clusters = resident_clusters(kernel, kDwCluster, static_cast<unsigned>(threads), shared);
+      if (device_attribute(cudaDevAttrClusterLaunch, device) != 0) {  // 0: the unclustered grid serves
+        if (cluster > 8) KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        o.clusters = resident_clusters(kernel, cluster, static_cast<unsigned>(threads), shared);
+      }
       it = known.emplace(key, o).first;
     }
     o = it->second;
   }
   const std::int64_t full = static_cast<std::int64_t>(std::max(o.blocks_per_sm, 1)) * current_device_limits().sms;
-  if (fold && o.clusters > 0 && row_groups >= kDwCluster) {
-    const std::int64_t clusters = std::min<std::int64_t>(o.clusters, (row_groups + kDwCluster - 1) / kDwCluster);
-    return {static_cast<unsigned>(clusters * kDwCluster), kDwCluster};
+  if (fold && o.clusters > 0 && row_groups >= cluster) {
+    const std::int64_t clusters = std::min<std::int64_t>(o.clusters, (row_groups + cluster - 1) / cluster);
+    return {static_cast<unsigned>(clusters * cluster), cluster};
   }
   return {static_cast<unsigned>(std::max<std::int64_t>(1, std::min(full, row_groups))), 1};
+}
+
+// The cluster kernel (the split plan on devices with clusters, rows up to kClusterMaxWidth):
+// E the fewest columns a thread that hold the row, one cluster per row up to as many as are
+// resident at once. kernel is null where the two-pass split runs instead.
+template <class T>
+struct ClusterLaunch {
+  void (*kernel)(Tensors, std::int64_t, int, float, float*, T*) = nullptr;
+  unsigned size = 0, clusters = 0;  // blocks a cluster, clusters
+};
+
+template <class T, int S, int E>
+auto cluster_kernel(bool dh, bool dw) {
+  return dh ? (dw ? rmsnorm_bwd_cluster_kernel<T, S, E, true, true> : rmsnorm_bwd_cluster_kernel<T, S, E, true, false>)
+            : (dw ? rmsnorm_bwd_cluster_kernel<T, S, E, false, true> : rmsnorm_bwd_cluster_kernel<T, S, E, false, false>);
+}
+
+template <class T>
+ClusterLaunch<T> cluster_launch(const Case& c) {
+  const std::int64_t rows = rows_of(c), width = cols_of(c);
+  if (rows == 0 || width > kClusterMaxWidth) return {};
+  ClusterLaunch<T> l;
+  l.size = width > std::int64_t{kClusterCols[2]} * kDwCluster * kClusterThreads ? kWideRowCluster : kDwCluster;
+  const std::int64_t cols = (width + l.size * kClusterThreads - 1) / (l.size * kClusterThreads);
+  const bool dh = has_dh(c), dw = with_dw(c);
+  l.kernel = l.size == kWideRowCluster ? cluster_kernel<T, kWideRowCluster, kClusterCols[2]>(dh, dw)
+             : cols <= kClusterCols[0]  ? cluster_kernel<T, kDwCluster, kClusterCols[0]>(dh, dw)
+             : cols <= kClusterCols[1]  ? cluster_kernel<T, kDwCluster, kClusterCols[1]>(dh, dw)
+                                        : cluster_kernel<T, kDwCluster, kClusterCols[2]>(dh, dw);
+  // A cluster per row: row groups of `size` blocks each.
+  const ResidentGrid grid = resident_grid(l.kernel, kClusterThreads, 0, rows * l.size, true, l.size);
+  if (grid.cluster != l.size) return {};  // no clusters of that size on this device
+  l.clusters = grid.blocks / l.size;
+  return l;
 }
 
 // The looped and split plans' row groups: enough tiles x groups for four blocks per SM.
@@ -698,7 +825,12 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
   }
   const TileGrid grid = tile_grid(rows_of(c), cols_of(c));
   const std::size_t sums = static_cast<std::size_t>(rows_of(c)) * plan.segments * sizeof(float2);
-  return sums + (with_dw(c) ? static_cast<std::size_t>(grid.groups) * width * sizeof(float) : 0);
+  std::size_t bytes = sums + (with_dw(c) ? static_cast<std::size_t>(grid.groups) * width * sizeof(float) : 0);
+  if (plan.kind == RowKind::split && with_dw(c))  // or the cluster kernel's partials, a row per cluster
+    dispatch_dtype(c.dtype, [&]<class T>() {
+      bytes = std::max(bytes, static_cast<std::size_t>(cluster_launch<T>(c).clusters) * width * sizeof(float));
+    });
+  return bytes;
 }
 
 // Launched to overlap the kernel that writes the partials (it waits for them inside), so that
@@ -724,6 +856,7 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
+  bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
 
   template <class T, int K>
   void resident() const {
@@ -744,7 +877,16 @@ struct RmsnormBackwardKernels : PlanLaunch {
   }
   template <class T>
   void split() const {
-    two_pass<T>();
+    const ClusterLaunch<T> l = clusters ? cluster_launch<T>(a.c) : ClusterLaunch<T>{};
+    if (l.kernel == nullptr) return two_pass<T>();
+    const bool dw = with_dw(a.c);
+    auto* partial = static_cast<float*>(a.workspace);
+    if (dw && l.clusters > 1 && partial == nullptr) throw std::invalid_argument(a.c.op + " split: no workspace");
+    const LaunchShape shape{.grid = dim3(l.clusters * l.size), .block = dim3(kClusterThreads), .stream = a.stream,
+                            .cluster = l.size};
+    KB_CUDA(launch_ex(l.kernel, shape, tensors(a), g.rows, static_cast<int>(g.width), eps, partial,
+                      dw ? a.outputs[1].as<T>() : nullptr));
+    if (dw && l.clusters > 1) launch_finalize<T>(a, partial, l.clusters);
   }
 
   template <class T>
@@ -780,6 +922,15 @@ void launch_rmsnorm_backward(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
+}
+
+// The split plan's two-pass kernels at any shape (the split variant runs the cluster kernel
+// where it can): so that they stay checked, and timed beside it, where both run.
+void launch_two_pass_split(const LaunchArgs& a) {
+  const RowGeometry g = checked_geometry(a);
+  if (g.rows == 0 || g.width == 0) return;
+  const RowPlan plan = plan_for(a.c, kRules, Forced::split);
+  launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), false});
 }
 
 // The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
@@ -840,9 +991,14 @@ void register_rmsnorm_backward(Registry& r) {
                        {"block", Forced::resident_block, "persistent blocks of 64-256 threads per row, dw per block"},
                        {"single_block", Forced::resident_any, "persistent blocks, h and dy in registers, dw per block"},
                        {"looped", Forced::looped, "row sums, then column tiles over row groups"},
-                       {"split", Forced::split, "row sums by pieces, then column tiles over row groups"}},
+                       {"split", Forced::split, "sm_90, rows to 131072: a cluster of 8 or 16 blocks per row; else as split_two_pass"}},
                       workspace_bytes};
   register_row_op(r, def);
+  Variant two_pass = row_baseline(
+      def.op.name, "split_two_pass", "the split plan's two-pass kernels: row sums by pieces, column tiles, finalize",
+      [](const Case& c) { return workspace_bytes(plan_for(c, kRules, Forced::split), c, kRules); }, launch_two_pass_split);
+  two_pass.baseline = false;  // one of kbench's own plans, not a reference
+  r.add_variant(std::move(two_pass));
   r.add_variant(row_baseline(def.op.name, "eager", "seven kernels: rstd, n, g, mean(g n), dx, column-sum dw",
                              eager_workspace_bytes, launch_eager));
 }

@@ -124,6 +124,31 @@ TEST(RmsnormGpu, ResidualGradientAndFrozenWeight) {
         }
 }
 
+// The split plan at the edges of the cluster kernel's builds (rmsnorm_backward.cu): 4, 8 and
+// 16 columns a thread with clusters of 8 (to 16384, 32768, 65536 columns), clusters of 16 (to
+// 131072) and one past it (the two-pass kernels); one row (dw written by the one cluster) and
+// five (partials and the finalize), with and without dh and dw.
+TEST(RmsnormGpu, SplitPlanAtTheClusterKernelsEdges) {
+  KB_REQUIRE_GPU();
+  const Op& op = registry().op("rmsnorm_backward");
+  int checked = 0;
+  for (std::int64_t cols : {16384, 16385, 32768, 32769, 65536, 65537, 131072, 131073})
+    for (std::int64_t rows : {1, 5})
+      for (double dh : {0.0, 1.0})
+        for (double frozen : {0.0, 1.0})
+          for (DType dt : {DType::f32, DType::bf16}) {
+            const Case c = rms_case("rmsnorm_backward", dt, rows, cols, {{"dh", dh}, {"frozen", frozen}});
+            Rng rng(5);
+            const PreparedCase pc = prepare_case(op, c, rng);
+            for (const char* name : {"split", "split_two_pass"}) {
+              const CheckInfo info = check_variant(pc, registry().variant(c.op, name), nullptr);
+              EXPECT_TRUE(info.passed) << case_label(c) << " variant " << name << ": " << info.detail;
+              ++checked;
+            }
+          }
+  EXPECT_EQ(checked, 8 * 2 * 2 * 2 * 2 * 2);
+}
+
 // dw of the automatic plan at a case where every block adds many rows, as a digest of its bits.
 std::string dw_digest(const std::string& variant) {
   const Op& op = registry().op("rmsnorm_backward");
@@ -145,7 +170,7 @@ std::string dw_digest(const std::string& variant) {
 
 TEST(RmsnormGpu, WeightGradientBitsRepeatWithinAProcess) {
   KB_REQUIRE_GPU();
-  for (const char* variant : {"auto", "looped", "split"}) {
+  for (const char* variant : {"auto", "looped", "split", "split_two_pass"}) {
     const std::string d = dw_digest(variant);
     EXPECT_EQ(d.substr(0, 64), d.substr(65)) << variant << ": two launches gave different dw bits";
   }
