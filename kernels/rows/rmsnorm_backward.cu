@@ -15,9 +15,10 @@
 //   looped / split: wide rows. Kernel 1 sums h^2 and g h over each row (or row piece); kernel 2
 //          takes a tile of columns over a group of rows, computes dx and the group's dw
 //          partial for those columns; the finalize kernel adds the groups' partials in order.
-//          On devices with clusters (sm_90) the split plan of rows up to 131072 columns is one
-//          kernel instead: a cluster of 8 or 16 blocks per row, the row in registers, its sums added
-//          through distributed shared memory (`split_two_pass` runs the three kernels anyway).
+//          On devices with clusters (sm_90), when every row gets a resident cluster and rows
+//          are at most 131072 columns, the split plan is one kernel instead: a cluster of 8 or 16
+//          blocks per row, the row in registers, its sums added through distributed shared
+//          memory (`split_two_pass` runs the three kernels anyway).
 // dw is summed in float32 in a fixed order everywhere (no float atomics), so its bits are the
 // same from run to run on one GPU. When the weight is frozen (the case's `frozen` flag), dw is
 // neither accumulated nor written and the finalize kernel does not run.
@@ -474,12 +475,17 @@ __global__ void __launch_bounds__(kTileThreads)
 // The two-pass split above is three dependent kernels, and at few rows their latencies are the
 // time (bfloat16 4x32769: 19.7 us in graph mode, torch.compile's backward 17.1 and rmsnorm's own
 // split forward 6.7; results/sweep/sweep-20261202T020526Z-e8de61.json). Here a cluster of
-// S blocks takes a row at a time (S = 8, or 16 for rows past 65536 columns): block `rank`
-// holds columns (k S + rank) kClusterThreads + thread, k < E, of h and dy in registers, the row's two sums are added block
-// by block through distributed shared memory (ranks in order, the same bits in every block),
-// and dx is written from the registers: one trip to memory a row. A block's columns are the
-// same in every row, so its dw stays in registers; with one cluster it is written as dw, with
-// more each cluster writes a partial row and the finalize kernel adds them in cluster order.
+// S blocks takes one row (S = 8, or 16 for rows past 65536 columns): block `rank` holds
+// columns (k S + rank) kClusterThreads + thread, k < E, of h and dy in registers, the row's two
+// sums are added block by block through distributed shared memory (ranks in order, the same
+// bits in every block), and dx is written from the registers: one trip to memory. dw's terms of
+// the row are written as dw when there is one row, else as the row's partial, which the
+// finalize kernel adds in row order.
+//
+// One row a cluster only, so every row is in flight at once: the host runs the two-pass split
+// where the rows outnumber the resident clusters. A cluster that walked several rows in turn
+// waited out each row's load latency (about 4.5 us a row, 8 rows a cluster): 64x131072 16-bit
+// took 54.3 us against the two-pass 36.4 (results/sweep/sweep-20261202T154631Z-ea58c8.json).
 constexpr int kClusterThreads = 512;
 // Columns per thread the cluster kernel is built for: a row of up to E x S x kClusterThreads
 // columns (16384, 32768, 65536 with S = 8; twice that with 16, which H200 allows as a
@@ -495,64 +501,54 @@ __global__ void __launch_bounds__(kClusterThreads)
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   __shared__ float2 scratch[32];
-  __shared__ float2 block_sums[2];  // by row parity: a block writes row i + 2's only after
-                                    // every block has passed row i + 1's barrier, done reading i's
+  __shared__ float2 block_sums;
   const int rank = static_cast<int>(cluster.block_rank()), lane = threadIdx.x & 31;
-  const std::int64_t first = blockIdx.x / S, clusters = gridDim.x / S;
+  const std::int64_t row = blockIdx.x / S;
   if constexpr (WithDw) trigger_next_grid();  // the finalize, where there is one, waits inside
   const auto column = [&](int k) { return (k * S + rank) * kClusterThreads + static_cast<int>(threadIdx.x); };
-  float wv[E], dw[E];
+  // w is read twice (a row of it, from L1 or L2 the second time) rather than held: registers
+  // decide how many clusters are resident, and so how many rows this kernel takes.
+  const auto w = [&](int k) { return to_float(static_cast<const T*>(t.w)[column(k)]); };
+  float h[E], dy[E], dh[WithDh ? E : 1];
 #pragma unroll
   for (int k = 0; k < E; ++k) {
-    wv[k] = column(k) < width ? to_float(static_cast<const T*>(t.w)[column(k)]) : 0.0f;
-    dw[k] = 0.0f;
+    const bool in = column(k) < width;
+    h[k] = in ? at<T>(t.h, row, t.h_stride, column(k)) : 0.0f;
+    dy[k] = in ? at<T>(t.dy, row, t.dy_stride, column(k)) : 0.0f;
+    if constexpr (WithDh) dh[k] = in ? at<T>(t.dh, row, t.dh_stride, column(k)) : 0.0f;
   }
-  int parity = 0;
-  for (std::int64_t row = first; row < rows; row += clusters, parity ^= 1) {
-    float h[E], dy[E], dh[WithDh ? E : 1];
+  float ss = 0.0f, sg = 0.0f;
 #pragma unroll
-    for (int k = 0; k < E; ++k) {
-      const bool in = column(k) < width;
-      h[k] = in ? at<T>(t.h, row, t.h_stride, column(k)) : 0.0f;
-      dy[k] = in ? at<T>(t.dy, row, t.dy_stride, column(k)) : 0.0f;
-      if constexpr (WithDh) dh[k] = in ? at<T>(t.dh, row, t.dh_stride, column(k)) : 0.0f;
-    }
-    float ss = 0.0f, sg = 0.0f;
+  for (int k = 0; k < E; ++k) {
+    ss = fmaf(h[k], h[k], ss);
+    if (column(k) < width) sg = fmaf(dy[k] * w(k), h[k], sg);
+  }
+  const float2 mine = row_reduce_sums(make_float2(ss, sg), kClusterThreads, scratch);
+  if (threadIdx.x == 0) block_sums = mine;
+  cluster.sync();  // every block's sums written and visible (release / acquire)
+  // Lane q of each warp reads rank q's sums; every lane then adds them in rank order.
+  float2 theirs = make_float2(0.0f, 0.0f);
+  if (lane < S) theirs = *cluster.map_shared_rank(&block_sums, lane);
+  float total_ss = 0.0f, total_sg = 0.0f;
 #pragma unroll
-    for (int k = 0; k < E; ++k) {
-      ss = fmaf(h[k], h[k], ss);
-      sg = fmaf(dy[k] * wv[k], h[k], sg);
-    }
-    const float2 mine = row_reduce_sums(make_float2(ss, sg), kClusterThreads, scratch);
-    if (threadIdx.x == 0) block_sums[parity] = mine;
-    cluster.sync();  // every block's sums written and visible (release / acquire)
-    // Lane q of each warp reads rank q's sums; every lane then adds them in rank order.
-    float2 theirs = make_float2(0.0f, 0.0f);
-    if (lane < S) theirs = *cluster.map_shared_rank(&block_sums[parity], lane);
-    float total_ss = 0.0f, total_sg = 0.0f;
+  for (int q = 0; q < S; ++q) {
+    total_ss += __shfl_sync(0xffffffffu, theirs.x, q);
+    total_sg += __shfl_sync(0xffffffffu, theirs.y, q);
+  }
+  const float rstd = inverse_rms(total_ss, width, eps);
+  const float coef = rstd * rstd * rstd * total_sg / static_cast<float>(width);
+  T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
 #pragma unroll
-    for (int q = 0; q < S; ++q) {
-      total_ss += __shfl_sync(0xffffffffu, theirs.x, q);
-      total_sg += __shfl_sync(0xffffffffu, theirs.y, q);
-    }
-    const float rstd = inverse_rms(total_ss, width, eps);
-    const float coef = rstd * rstd * rstd * total_sg / static_cast<float>(width);
-    T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
-#pragma unroll
-    for (int k = 0; k < E; ++k) {
-      if (column(k) >= width) continue;
-      dxr[column(k)] = from_float<T>(grad(h[k], dy[k] * wv[k], WithDh ? dh[WithDh ? k : 0] : 0.0f, rstd, coef));
-      if constexpr (WithDw) dw[k] = fmaf(dy[k] * h[k], rstd, dw[k]);
+  for (int k = 0; k < E; ++k) {
+    if (column(k) >= width) continue;
+    dxr[column(k)] = from_float<T>(grad(h[k], dy[k] * w(k), WithDh ? dh[WithDh ? k : 0] : 0.0f, rstd, coef));
+    if constexpr (WithDw) {  // the row's term of dw, dy n
+      const float term = dy[k] * h[k] * rstd;
+      if (rows == 1) dw_out[column(k)] = from_float<T>(term);
+      else partial[row * width + column(k)] = term;
     }
   }
   cluster.sync();  // no block leaves while another may still read its sums
-  if constexpr (WithDw)
-#pragma unroll
-    for (int k = 0; k < E; ++k) {
-      if (column(k) >= width) continue;
-      if (clusters == 1) dw_out[column(k)] = from_float<T>(dw[k]);
-      else partial[first * width + column(k)] = dw[k];
-    }
 #endif
 }
 
@@ -730,12 +726,12 @@ ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::
 }
 
 // The cluster kernel (the split plan on devices with clusters, rows up to kClusterMaxWidth):
-// E the fewest columns a thread that hold the row, one cluster per row up to as many as are
-// resident at once. kernel is null where the two-pass split runs instead.
+// E the fewest columns a thread that hold the row, a cluster per row. kernel is null where the
+// two-pass split runs instead: wider rows, or more rows than clusters resident at once.
 template <class T>
 struct ClusterLaunch {
   void (*kernel)(Tensors, std::int64_t, int, float, float*, T*) = nullptr;
-  unsigned size = 0, clusters = 0;  // blocks a cluster, clusters
+  unsigned size = 0;  // blocks a cluster
 };
 
 template <class T, int S, int E>
@@ -756,10 +752,9 @@ ClusterLaunch<T> cluster_launch(const Case& c) {
              : cols <= kClusterCols[0]  ? cluster_kernel<T, kDwCluster, kClusterCols[0]>(dh, dw)
              : cols <= kClusterCols[1]  ? cluster_kernel<T, kDwCluster, kClusterCols[1]>(dh, dw)
                                         : cluster_kernel<T, kDwCluster, kClusterCols[2]>(dh, dw);
-  // A cluster per row: row groups of `size` blocks each.
+  // resident_grid caps the grid at the clusters resident at once: all the rows, or too many.
   const ResidentGrid grid = resident_grid(l.kernel, kClusterThreads, 0, rows * l.size, true, l.size);
-  if (grid.cluster != l.size) return {};  // no clusters of that size on this device
-  l.clusters = grid.blocks / l.size;
+  if (grid.cluster != l.size || grid.blocks != rows * l.size) return {};
   return l;
 }
 
@@ -826,9 +821,10 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
   const TileGrid grid = tile_grid(rows_of(c), cols_of(c));
   const std::size_t sums = static_cast<std::size_t>(rows_of(c)) * plan.segments * sizeof(float2);
   std::size_t bytes = sums + (with_dw(c) ? static_cast<std::size_t>(grid.groups) * width * sizeof(float) : 0);
-  if (plan.kind == RowKind::split && with_dw(c))  // or the cluster kernel's partials, a row per cluster
+  if (plan.kind == RowKind::split && with_dw(c))  // or the cluster kernel's partials, one a row
     dispatch_dtype(c.dtype, [&]<class T>() {
-      bytes = std::max(bytes, static_cast<std::size_t>(cluster_launch<T>(c).clusters) * width * sizeof(float));
+      if (cluster_launch<T>(c).kernel != nullptr)
+        bytes = std::max(bytes, static_cast<std::size_t>(rows_of(c)) * width * sizeof(float));
     });
   return bytes;
 }
@@ -879,14 +875,14 @@ struct RmsnormBackwardKernels : PlanLaunch {
   void split() const {
     const ClusterLaunch<T> l = clusters ? cluster_launch<T>(a.c) : ClusterLaunch<T>{};
     if (l.kernel == nullptr) return two_pass<T>();
-    const bool dw = with_dw(a.c);
+    const bool dw = with_dw(a.c), partials = dw && g.rows > 1;
     auto* partial = static_cast<float*>(a.workspace);
-    if (dw && l.clusters > 1 && partial == nullptr) throw std::invalid_argument(a.c.op + " split: no workspace");
-    const LaunchShape shape{.grid = dim3(l.clusters * l.size), .block = dim3(kClusterThreads), .stream = a.stream,
-                            .cluster = l.size};
+    if (partials && partial == nullptr) throw std::invalid_argument(a.c.op + " split: no workspace");
+    const LaunchShape shape{.grid = dim3(static_cast<unsigned>(g.rows) * l.size), .block = dim3(kClusterThreads),
+                            .stream = a.stream, .cluster = l.size};
     KB_CUDA(launch_ex(l.kernel, shape, tensors(a), g.rows, static_cast<int>(g.width), eps, partial,
                       dw ? a.outputs[1].as<T>() : nullptr));
-    if (dw && l.clusters > 1) launch_finalize<T>(a, partial, l.clusters);
+    if (partials) launch_finalize<T>(a, partial, g.rows);
   }
 
   template <class T>
@@ -991,7 +987,7 @@ void register_rmsnorm_backward(Registry& r) {
                        {"block", Forced::resident_block, "persistent blocks of 64-256 threads per row, dw per block"},
                        {"single_block", Forced::resident_any, "persistent blocks, h and dy in registers, dw per block"},
                        {"looped", Forced::looped, "row sums, then column tiles over row groups"},
-                       {"split", Forced::split, "sm_90, rows to 131072: a cluster of 8 or 16 blocks per row; else as split_two_pass"}},
+                       {"split", Forced::split, "sm_90, rows to 131072 that fit one wave: a cluster per row; else as split_two_pass"}},
                       workspace_bytes};
   register_row_op(r, def);
   Variant two_pass = row_baseline(
