@@ -97,6 +97,8 @@ class Case:
     op: str
     dtype: str
     shape: tuple
+    params: tuple = ()  # (name, value) pairs, sorted: what check_params says is timed
+
 
     def label(self) -> str:
         return f"{self.op} {self.dtype} {'x'.join(map(str, self.shape))}"
@@ -141,10 +143,12 @@ def _mode_choice(cli_value, config_value, allowed, where: str) -> list:
     return _string_list(config_value, allowed, where)
 
 
-def check_params(op: str, params, where: str) -> None:
+def check_params(op: str, params, where: str) -> tuple:
     """The ops' parameters this script times (kbench's Op::params; defaults eps 1e-6, dh 1,
     frozen 0): PyTorch's composition here has eps RMSNORM_EPS and a backward without dh that
-    computes dw, so a config asking for anything else would compare different work."""
+    computes dw, so a config asking for anything else would compare different work. Returns
+    every parameter of the op with its value, sorted by name, as kbench's records state them
+    (so that a report pairs these records with kbench's of the same work)."""
     if not isinstance(params, dict):
         raise UsageError(f"{where} must be an object of parameters")
     wanted = {"eps": RMSNORM_EPS, "dh": 1, "frozen": 0} if op.startswith("rmsnorm") else {}
@@ -161,6 +165,7 @@ def check_params(op: str, params, where: str) -> None:
     if op == "rmsnorm_step" and (actual["dh"] != 1 or actual["frozen"] != 0):
         raise UsageError(f"{where}: this script times rmsnorm_step with the residual gradient dh "
                          f"and with dw (params dh 1, frozen 0: the defaults), got {params}")
+    return tuple(sorted((name, float(value)) for name, value in actual.items()))
 
 
 def load_plan(args) -> Plan:
@@ -201,11 +206,11 @@ def load_plan(args) -> Plan:
         if op not in SHAPE_RANK:
             skipped_ops.append(op)
             continue
-        check_params(op, entry.get("params", {}), f"{at}.params")
+        params = check_params(op, entry.get("params", {}), f"{at}.params")
         # "variants" in the config name kbench's variants; this script times its own.
         for dtype in dtypes:
             for shape in shapes:
-                cases.append(Case(op, dtype, tuple(shape)))
+                cases.append(Case(op, dtype, tuple(shape), params))
 
     if args.ops:
         cases = [c for c in cases if c.op in args.ops]
@@ -726,6 +731,7 @@ def build_records(prepared: list, series: dict) -> list:
             "min_us": ordered[0], "bytes": bytes_moved(case), "flops": flops_done(case),
             "gbps": bytes_moved(case) / mid / 1e3, "tflops": flops_done(case) / mid / 1e6,
             "copy_fraction": 0.0, "check": prepared[i].checks[variant],
+            **({"params": dict(case.params)} if case.params else {}),
         })
     records.sort(key=lambda r: (r["op"], r["dtype"], r["shape"], r["cache"], r["timer"],
                                 r["variant"]))
