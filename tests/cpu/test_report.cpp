@@ -170,6 +170,18 @@ TEST(ReportTable, CellsAtDifferentParamsAreTwoRows) {
   EXPECT_NE(table.find("| shape | params | dtype |"), std::string::npos) << table;
 }
 
+// A baseline that states its parameters (the PyTorch script's RMSNorm records) joins the row of
+// kbench's records at those parameters, where several sets share a shape.
+TEST(ReportTable, BaselineJoinsTheRowOfItsParameters) {
+  Record with_dh = make_record("auto", false, {64, 64}, 30), without_dh = make_record("auto", false, {64, 64}, 20);
+  Record compiled = make_record("torch.compile", true, {64, 64}, 22);
+  with_dh.params = {{"dh", 1}, {"eps", 1e-6}};
+  without_dh.params = compiled.params = {{"dh", 0}, {"eps", 1e-6}};
+  const std::string table = op_table("softmax", {with_dh, without_dh, compiled});
+  EXPECT_EQ(cell_at(table, "64x64 | dh=0 eps=1e-06", "best vs torch.compile"), "1.10x") << table;
+  EXPECT_EQ(cell_at(table, "64x64 | dh=1 eps=1e-06", "best vs torch.compile"), "—") << table;
+}
+
 // One parameter set per cell: no column, and a record that carries none (the PyTorch
 // script's) shares the row of one that does.
 TEST(ReportTable, OneParameterSetPerCellNeedsNoColumn) {
