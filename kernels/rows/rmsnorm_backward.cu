@@ -492,7 +492,7 @@ constexpr int kClusterThreads = 512;
 // non-portable size); wider rows take the two-pass split.
 constexpr int kClusterCols[] = {4, 8, 16};
 constexpr int kWideRowCluster = 16;
-constexpr std::int64_t kClusterMaxWidth = std::int64_t{16} * kWideRowCluster * kClusterThreads;
+constexpr std::int64_t kClusterMaxWidth = std::int64_t{kClusterCols[2]} * kWideRowCluster * kClusterThreads;
 
 template <class T, int S, int E, bool WithDh, bool WithDw>
 __global__ void __launch_bounds__(kClusterThreads)
