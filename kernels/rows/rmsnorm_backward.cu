@@ -726,7 +726,7 @@ ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::
 }
 
 // The cluster kernel (the split plan on devices with clusters, rows up to kClusterMaxWidth):
-// E the fewest columns a thread that hold the row, a cluster per row. kernel is null where the
+// E (columns a thread) the fewest that hold the row, a cluster per row. kernel is null where the
 // two-pass split runs instead: wider rows, or more rows than clusters resident at once.
 template <class T>
 struct ClusterLaunch {

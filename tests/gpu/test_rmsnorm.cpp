@@ -12,6 +12,7 @@
 
 #include "core/device_buffer.hpp"
 #include "core/subprocess.hpp"
+#include "device/device_limits.hpp"
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/all_ops.hpp"
@@ -147,6 +148,48 @@ TEST(RmsnormGpu, SplitPlanAtTheClusterKernelsEdges) {
             }
           }
   EXPECT_EQ(checked, 8 * 2 * 2 * 2 * 2 * 2);
+}
+
+// The kernels (graph nodes) one launch of a variant is, captured on a stream of its own.
+std::size_t kernels_in_launch(const Variant& v, const PreparedCase& pc) {
+  cudaStream_t stream = nullptr;
+  KB_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const DeviceBuffer workspace = DeviceBuffer::zeroed(v.workspace_bytes(pc.c));
+  cudaGraph_t graph = nullptr;
+  KB_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  v.launch(LaunchArgs{pc.c, pc.primary.input_views, pc.primary.output_views, workspace.get(), stream});
+  KB_CUDA(cudaStreamEndCapture(stream, &graph));
+  std::size_t nodes = 0;
+  KB_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
+  KB_CUDA(cudaGraphDestroy(graph));
+  KB_CUDA(cudaStreamDestroy(stream));
+  return nodes;
+}
+
+// The edges test above passes whichever kernels run; this one says which: where clusters
+// exist, the split plan of a few rows of up to 131072 columns is the one cluster kernel (dw of
+// one row written by it, of several added by the finalize), and past that width, or where
+// clusters do not exist, the two-pass kernels, as split_two_pass is everywhere.
+TEST(RmsnormGpu, SplitPlanIsTheClusterKernelWhereItFits) {
+  KB_REQUIRE_GPU();
+  const Op& op = registry().op("rmsnorm_backward");
+  const bool clusters = device_attribute(cudaDevAttrClusterLaunch) != 0;
+  struct Expected {
+    std::int64_t rows, cols;
+    std::size_t split, two_pass;  // kernels a launch, where clusters exist
+  };
+  int checked = 0;
+  for (const Expected& e : {Expected{1, 32769, 1, 3}, Expected{4, 32769, 2, 3}, Expected{2, 131072, 2, 3},
+                            Expected{2, 131073, 3, 3}}) {
+    const Case c = rms_case("rmsnorm_backward", DType::bf16, e.rows, e.cols, {{"dh", 1}});
+    Rng rng(7);
+    const PreparedCase pc = prepare_case(op, c, rng);
+    EXPECT_EQ(kernels_in_launch(registry().variant(c.op, "split"), pc), clusters ? e.split : e.two_pass)
+        << case_label(c);
+    EXPECT_EQ(kernels_in_launch(registry().variant(c.op, "split_two_pass"), pc), e.two_pass) << case_label(c);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
 }
 
 // dw of the automatic plan at a case where every block adds many rows, as a digest of its bits.
