@@ -1,9 +1,12 @@
 // The gemm family's registration: the op, then its variants from simple to fast, then the
 // cuBLAS baselines.
 //   simt           float32 FMAs on CUDA cores, any dtype: the exact float32 path
-//   tf32           float32 through tf32 tensor-core products (mma m16n8k8), float32 sums;
-//                  held to tf32's tolerance, as its name says (tf32_<BM>x<BN>: each of
-//                  kTf32Configs, the first being tf32's own)
+//   tf32           float32 through tf32 tensor-core products, float32 sums, held to tf32's
+//                  tolerance, as its name says; the plan choosing by device: wgmma_tf32's first
+//                  configuration on sm_90, tf32_'s first elsewhere
+//   tf32_<BM>x<BN> mma.sync m16n8k8 at each of kTf32Configs
+//   wgmma_tf32_<BM>x<BN> the Hopper kernel's tf32 instantiation at each of kWgmmaTf32Configs
+//                  (B transposed into the workspace first), sm_90 devices only
 //   mma_<BM>x<BN>  the tensor-core kernel at one tile configuration (kTileConfigs), 16-bit
 //   wgmma_<BM>x<BN> the Hopper kernel (wgmma, TMA, warp specialisation) at one configuration
 //                  (kWgmmaConfigs), 16-bit, sm_90 devices only
@@ -35,15 +38,16 @@ using Unsupported = std::function<std::string(const Case&)>;
 Unsupported needs(bool sixteen_bit, bool float32) {
   return [=](const Case& c) {
     if (std::string why = gemm_case_problem(c); !why.empty()) return why;
-    if (c.dtype == DType::f32 && !float32) return std::string("float32 runs on simt, tf32 or the cuBLAS variants");
+    if (c.dtype == DType::f32 && !float32) return std::string("float32 runs on simt, the tf32 variants (tf32, tf32_*, wgmma_tf32_*) or the cuBLAS ones");
     if (c.dtype != DType::f32 && !sixteen_bit) return std::string("takes float32 only");
     return std::string();
   };
 }
 
-// splits: the K ranges launch_wgmma cuts the case into (gemm_wgmma.cuh), given its workspace.
-std::string wgmma_plan(const WgmmaConfig& w, const std::string& path, int splits) {
-  return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": 64, \"splits\": " +
+// splits: the K ranges launch_wgmma cuts the case into (gemm_wgmma.cuh), given its workspace;
+// bk: 64 16-bit elements or 32 float32 ones (128 bytes either way).
+std::string wgmma_plan(const WgmmaConfig& w, const std::string& path, int splits, int bk = 64) {
+  return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": " + std::to_string(bk) + ", \"splits\": " +
          std::to_string(splits) + ", \"stages\": " +
          std::to_string(w.stages) + ", \"epilogue\": \"" + (w.direct ? "registers" : "tma_store") +
          "\", \"consumer_warpgroups\": 2, \"cluster\": " + std::to_string(w.cluster) +
@@ -72,6 +76,20 @@ std::size_t auto_workspace(const Case& c) {
   std::size_t most = 0;
   for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) most = std::max(most, wgmma_workspace(i, c));
   return most;
+}
+
+// The tf32 instantiation: its path for the harness's contiguous A (rows of K floats), its workspace
+// (B^T, then split-K's partials) and its plan.
+std::string wgmma_tf32_case_path(const Case& c) { return k_of(c) > 0 && k_of(c) % 4 == 0 ? "wgmma_tf32" : "simt"; }
+std::size_t wgmma_tf32_workspace(std::size_t i, const Case& c) {
+  return wgmma_tf32_workspace_bytes(i, m_of(c), n_of(c), k_of(c));
+}
+std::string wgmma_tf32_case_plan(std::size_t i, const Case& c) {
+  const std::string path = wgmma_tf32_case_path(c);
+  const int splits = path == "wgmma_tf32" ? wgmma_tf32_splits(i, m_of(c), n_of(c), k_of(c), wgmma_tf32_workspace(i, c)) : 1;
+  std::string plan = wgmma_plan(kWgmmaTf32Configs[i], path, splits, 32);
+  plan.pop_back();
+  return plan + ", \"b\": \"transposed into the workspace\"}";
 }
 
 std::string tile_plan(const TileConfig& t, const std::string& path) {
@@ -167,18 +185,52 @@ void register_gemm(Registry& r) {
   simt.unsupported = needs(true, true);
   r.add_variant(simt);
 
-  // `tf32` is the first configuration; each is also named by its tile, for the comparison.
-  for (std::size_t i = 0; i <= kTf32Configs.size(); ++i) {
-    const std::size_t config = i == 0 ? 0 : i - 1;
-    const TileConfig t = kTf32Configs[config];
-    Variant v = make_variant("gemm", i == 0 ? std::string("tf32") : "tf32_" + t.name(),
-                             "float32 via tf32 mma.sync m16n8k8, float32 accumulation, tiles of " + t.name(),
-                             [config](const LaunchArgs& x) {
-                               launch_tf32(config, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
-                             });
+  // `tf32` runs the first configuration of the device's kernel; each configuration of both is
+  // also a variant of its own, for the comparison.
+  const auto tf32_plan = [](std::size_t i, const Case& c) {
+    return tile_plan(kTf32Configs[i], mma_path(c) == "mma" ? "tf32" : "simt");
+  };
+  Variant tf32 = make_variant("gemm", "tf32",
+                              "float32 via tf32 tensor-core products, float32 accumulation: wgmma_tf32_" +
+                                  kWgmmaTf32Configs[0].name() + " on sm_90, tf32_" + kTf32Configs[0].name() + " elsewhere",
+                              [](const LaunchArgs& x) {
+                                if (hopper_problem().empty())
+                                  launch_wgmma_tf32(0, x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
+                                                    wgmma_tf32_workspace(0, x.c));
+                                else
+                                  launch_tf32(0, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+                              });
+  tf32.unsupported = needs(false, true);
+  tf32.tolerance = [](const Case& c, std::size_t) { return tf32_tolerance(k_of(c)); };
+  tf32.workspace_bytes = [](const Case& c) { return wgmma_tf32_workspace(0, c); };
+  tf32.plan = [tf32_plan](const Case& c) { return hopper_problem().empty() ? wgmma_tf32_case_plan(0, c) : tf32_plan(0, c); };
+  r.add_variant(tf32);
+  for (std::size_t i = 0; i < kTf32Configs.size(); ++i) {
+    Variant v = make_variant("gemm", "tf32_" + kTf32Configs[i].name(),
+                             "float32 via tf32 mma.sync m16n8k8, float32 accumulation, tiles of " + kTf32Configs[i].name(),
+                             [i](const LaunchArgs& x) { launch_tf32(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
     v.unsupported = needs(false, true);
-    v.tolerance = [](const Case& c, std::size_t) { return tf32_tolerance(k_of(c)); };
-    v.plan = [t](const Case& c) { return tile_plan(t, mma_path(c) == "mma" ? "tf32" : "simt"); };
+    v.tolerance = tf32.tolerance;
+    v.plan = [i, tf32_plan](const Case& c) { return tf32_plan(i, c); };
+    r.add_variant(v);
+  }
+  for (std::size_t i = 0; i < kWgmmaTf32Configs.size(); ++i) {
+    const WgmmaConfig w = kWgmmaTf32Configs[i];
+    Variant v = make_variant("gemm", "wgmma_tf32_" + w.name(),
+                             "Hopper, float32 via tf32 wgmma: B transposed into the workspace, then the wgmma kernel's " +
+                                 std::to_string(w.stages) + " TMA stages of 32 floats of K, C " +
+                                 (w.direct ? "stored from registers" : "through shared memory and TMA"),
+                             [i](const LaunchArgs& x) {
+                               launch_wgmma_tf32(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
+                                                 wgmma_tf32_workspace(i, x.c));
+                             });
+    v.unsupported = [](const Case& c) {
+      if (std::string why = needs(false, true)(c); !why.empty()) return why;
+      return hopper_problem();
+    };
+    v.tolerance = tf32.tolerance;
+    v.workspace_bytes = [i](const Case& c) { return wgmma_tf32_workspace(i, c); };
+    v.plan = [i](const Case& c) { return wgmma_tf32_case_plan(i, c); };
     r.add_variant(v);
   }
 

@@ -55,6 +55,20 @@ std::string wgmma_path(const DeviceTensor& a, const DeviceTensor& b, std::int64_
 // Why this process's device cannot run the wgmma kernels (empty when it can); asked once.
 std::string hopper_problem();
 
+// C = A.B for float32 with the Hopper kernel's tf32 instantiation at kWgmmaTf32Configs[index]
+// (sm_90 only, else std::invalid_argument): B is transposed into the workspace first (wgmma
+// reads tf32 operands K-major only), then K is cut as wgmma_splits says, as far as the rest of
+// the workspace holds the partials. A whose rows are not 16-byte aligned, and K = 0, go to
+// launch_simt (wgmma_tf32_path says which).
+void launch_wgmma_tf32(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
+                       cudaStream_t stream, void* workspace, std::size_t workspace_bytes);
+// The workspace it wants for M x N x K (B^T, then the partials where it cuts K): 0 off sm_90.
+std::size_t wgmma_tf32_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
+// The K ranges it cuts M x N x K into with a workspace of that many bytes (1: none).
+int wgmma_tf32_splits(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k, std::size_t workspace_bytes);
+// "wgmma_tf32" or "simt": the path launch_wgmma_tf32 takes for A and the inner dimension.
+std::string wgmma_tf32_path(const DeviceTensor& a, std::int64_t k);
+
 // C = A.B in float32 FMAs, any dtype and alignment (guarded element loads): the exact float32
 // path, and the fallback of the tensor-core kernels.
 void launch_simt(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);

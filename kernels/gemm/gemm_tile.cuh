@@ -22,14 +22,16 @@ __device__ __forceinline__ TileCoord grouped_tile(int pid, int grid_m, int grid_
   return TileCoord{first_m + (pid % per_group) % group_rows, (pid % per_group) / group_rows};
 }
 
-// Stores x (and y at offset + 1 when `both`) to c; `paired` when offset is even and C 4-byte
-// aligned, so that the pair goes as one 32-bit store.
+// Stores x (and y at offset + 1 when `both`) to c; `paired` when offset is even and C aligned
+// to a pair (4 bytes of 16-bit elements, 8 of float32), so that the pair goes as one store.
 template <class T>
 __device__ __forceinline__ void store_pair(T* c, std::int64_t offset, float x, float y, bool both, bool paired) {
   if (paired) {
     if constexpr (sizeof(T) == 2) {
       T pair[2] = {T(x), T(y)};
       *reinterpret_cast<std::uint32_t*>(c + offset) = *reinterpret_cast<std::uint32_t*>(pair);
+    } else {
+      *reinterpret_cast<float2*>(c + offset) = make_float2(x, y);
     }
   } else {
     c[offset] = T(x);

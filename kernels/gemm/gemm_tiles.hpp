@@ -84,7 +84,10 @@ struct WgmmaConfig {
   int bn, stages;
   bool direct = false;
   int cluster = 1;
-  int smem_bytes() const { return (stages * (kBM + bn) * 64 + (direct ? 0 : kBM * bn)) * 2; }
+  // A stage's rows are 128 bytes of K whatever the element; C's tile is kBM x bn elements.
+  int smem_bytes(int element_bytes = 2) const {
+    return stages * (kBM + bn) * 128 + (direct ? 0 : kBM * bn * element_bytes);
+  }
   std::string name() const {
     return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : "") + (cluster > 1 ? "_c2" : "");
   }
@@ -92,5 +95,13 @@ struct WgmmaConfig {
 
 inline constexpr std::array<WgmmaConfig, 6> kWgmmaConfigs{
     {{256, 3}, {256, 4, true}, {192, 4}, {128, 6}, {256, 3, false, 2}, {128, 6, false, 2}}};
+
+// The Hopper kernel for float32 through tf32 (`wgmma_tf32_<name>` variants; the first is
+// `tf32`'s on sm_90). A stage is as many bytes as the 16-bit kernel's (32 floats of K instead of
+// 64 halves) and takes as long at tf32's half rate, so the same pipelines apply; but C's float32
+// tile is twice the bytes: 128 x 256 of it does not fit beside the stages, and stores from
+// registers. Operands are K-major only in tf32 (no transposed wgmma), so B is first transposed
+// into the variant's workspace.
+inline constexpr std::array<WgmmaConfig, 3> kWgmmaTf32Configs{{{128, 5}, {256, 4, true}, {192, 3}}};
 
 }  // namespace kbench::gemm

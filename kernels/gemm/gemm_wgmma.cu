@@ -1,5 +1,6 @@
 // The Hopper configurations of gemm_wgmma.cuh (one instantiation per entry of kWgmmaConfigs,
-// 16-bit dtype and operand layout), their tensor maps, and the host launchers that pick one.
+// 16-bit dtype and operand layout, and per entry of kWgmmaTf32Configs for float32), their
+// tensor maps, and the host launchers that pick one.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -96,17 +97,60 @@ void launch_checked(std::size_t index, const DeviceTensor& a, bool a_transposed,
   KB_CUDA(err);
 }
 
+// B^T's row stride in the tf32 launcher's workspace: K rounded up to whole 16-byte chunks, as
+// TMA's strides must be.
+std::int64_t transposed_stride(std::int64_t k) { return (k + 3) / 4 * 4; }
+std::size_t transposed_bytes(std::int64_t n, std::int64_t k) {
+  return static_cast<std::size_t>(n) * static_cast<std::size_t>(transposed_stride(k)) * sizeof(float);
+}
+// Where split-K's partials start in that workspace: after B^T, on a 256-byte boundary.
+std::size_t partials_offset(std::int64_t n, std::int64_t k) { return (transposed_bytes(n, k) + 255) / 256 * 256; }
+
+// bt [N, K] (row stride ldbt) = B^T for B [K, N] (row stride ldb), in 32 x 32 tiles through
+// shared memory, so that a warp reads 32 consecutive floats of a row of B and writes 32 of a row
+// of B^T. blockIdx.x walks N's tiles, blockIdx.y (strided by the grid) K's.
+__global__ void transpose_kernel(const float* __restrict__ b, std::int64_t ldb, float* __restrict__ bt,
+                                 std::int64_t ldbt, int k, int n) {
+  __shared__ float tile[32][33];  // +1: a column of the tile touches all 32 banks
+  const int n0 = static_cast<int>(blockIdx.x) * 32;
+  for (int k0 = static_cast<int>(blockIdx.y) * 32; k0 < k; k0 += static_cast<int>(gridDim.y) * 32) {
+    for (int r = static_cast<int>(threadIdx.y); r < 32; r += 8) {
+      const int row = k0 + r, col = n0 + static_cast<int>(threadIdx.x);
+      if (row < k && col < n) tile[r][threadIdx.x] = b[static_cast<std::int64_t>(row) * ldb + col];
+    }
+    __syncthreads();
+    for (int r = static_cast<int>(threadIdx.y); r < 32; r += 8) {
+      const int row = n0 + r, col = k0 + static_cast<int>(threadIdx.x);
+      if (row < n && col < k) bt[static_cast<std::int64_t>(row) * ldbt + col] = tile[threadIdx.x][r];
+    }
+    __syncthreads();  // before the next K tile overwrites it
+  }
+}
+
+template <std::size_t... I>
+cudaError_t launch_tf32_indexed(std::size_t index, const DeviceTensor& a, const float* bt, std::int64_t ldbt,
+                                const DeviceTensor& c, int k, Split split, cudaStream_t stream,
+                                std::index_sequence<I...>) {
+  cudaError_t result = cudaErrorInvalidValue;
+  ((index == I ? (result = launch_wgmma_gemm<float, kWgmmaTf32Configs[I], false, false>(
+                      a.as<const float>(), a.row_stride, bt, ldbt, c.as<float>(), static_cast<int>(c.rows),
+                      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials),
+                  true)
+               : false) ||
+   ...);
+  return result;
+}
+
 }  // namespace
 
-CUtensorMap make_operand_map(const void* base, bool bfloat16, std::int64_t rows, std::int64_t cols,
-                             std::int64_t row_stride, int box_rows, int box_cols) {
+CUtensorMap make_operand_map(const void* base, CUtensorMapDataType type, int element_bytes, std::int64_t rows,
+                             std::int64_t cols, std::int64_t row_stride, int box_rows, int box_cols) {
   CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride) * 2};  // bytes, of the outer dimension
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride * element_bytes)};  // bytes, of the outer dimension
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode_tiled()(&map, bfloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                                    2, const_cast<void*>(base), dims, strides, box, element_strides,
+  const CUresult r = encode_tiled()(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
                                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
@@ -165,6 +209,57 @@ void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& 
     if (fits > 1 && workspace != nullptr) split = Split{fits, static_cast<float*>(workspace)};
   }
   launch_checked(index, a, false, b, false, c, split, stream);
+}
+
+std::size_t wgmma_tf32_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (index >= kWgmmaTf32Configs.size() || !hopper_problem().empty() || k == 0) return 0;
+  const int splits = wgmma_splits(m, n, k, kWgmmaTf32Configs[index].bn, current_device_limits().sms);
+  const std::size_t partials = splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float) : 0;
+  return partials_offset(n, k) + partials;
+}
+
+int wgmma_tf32_splits(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k, std::size_t workspace_bytes) {
+  const std::size_t offset = partials_offset(n, k), slice = static_cast<std::size_t>(m * n) * sizeof(float);
+  if (index >= kWgmmaTf32Configs.size() || !hopper_problem().empty() || workspace_bytes <= offset) return 1;
+  const int wanted = wgmma_splits(m, n, k, kWgmmaTf32Configs[index].bn, current_device_limits().sms);
+  const auto fits = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), (workspace_bytes - offset) / slice));
+  return std::max(fits, 1);
+}
+
+void launch_wgmma_tf32(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
+                       cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
+  if (index >= kWgmmaTf32Configs.size())
+    throw std::invalid_argument("gemm: no wgmma tf32 configuration " + std::to_string(index));
+  if (std::string why = hopper_problem(); !why.empty()) throw std::invalid_argument("gemm wgmma_tf32: " + why);
+  if (a.dtype != DType::f32) throw std::invalid_argument("gemm wgmma_tf32: takes float32 inputs");
+  check_gemm(a, b, c);
+  const WgmmaConfig& w = kWgmmaTf32Configs[index];
+  if (std::string why = grid_problem(c.rows, c.cols, WgmmaConfig::kBM, w.bn); !why.empty())
+    throw std::invalid_argument("gemm wgmma_tf32_" + w.name() + ": " + why);
+  const std::int64_t k = a.cols;
+  if (wgmma_tf32_path(a, k) != "wgmma_tf32") return launch_simt(a, b, c, stream);
+  // wgmma reads tf32 operands K-major only: B [K, N] goes to the workspace as B^T [N, K] first
+  // (any row stride of B), part of every launch and of its time.
+  const std::size_t bt_bytes = transposed_bytes(c.cols, k);
+  if (workspace == nullptr || workspace_bytes < bt_bytes)
+    throw std::invalid_argument("gemm wgmma_tf32: needs " + std::to_string(bt_bytes) + " bytes of workspace for B^T, has " +
+                                std::to_string(workspace == nullptr ? 0 : workspace_bytes));
+  auto* const bt = static_cast<float*>(workspace);
+  const std::int64_t ldbt = transposed_stride(k);
+  const long long k_tiles = (k + 31) / 32;
+  const dim3 grid(static_cast<unsigned>((c.cols + 31) / 32), static_cast<unsigned>(k_tiles < 65535 ? k_tiles : 65535));
+  transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(b.as<const float>(), b.row_stride, bt, ldbt, static_cast<int>(k),
+                                                     static_cast<int>(c.cols));
+  KB_CUDA(cudaGetLastError());
+  Split split;
+  split.splits = wgmma_tf32_splits(index, c.rows, c.cols, k, workspace_bytes);
+  if (split.splits > 1) split.partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + partials_offset(c.cols, k));
+  KB_CUDA(launch_tf32_indexed(index, a, bt, ldbt, c, static_cast<int>(k), split, stream,
+                              std::make_index_sequence<kWgmmaTf32Configs.size()>{}));
+}
+
+std::string wgmma_tf32_path(const DeviceTensor& a, std::int64_t k) {
+  return k > 0 && rows_aligned16(a) ? "wgmma_tf32" : "simt";
 }
 
 }  // namespace kbench::gemm

@@ -1,13 +1,16 @@
 // The Hopper GEMM kernel template (sm_90a): C [M, N] = A [M, K] . B [K, N] for float16 and
-// bfloat16, float32 accumulators, C rounded once to the dtype. gemm_wgmma.cu instantiates it
-// and builds its tensor maps; gemm_mma.cuh is the sm_80 kernel it stands beside.
+// bfloat16, float32 accumulators, C rounded once to the dtype; and for float32 through tf32
+// products (T = float: wgmma reads the float32 elements as tf32, ignoring their low 13 bits),
+// C the float32 accumulators. gemm_wgmma.cu instantiates it and builds its tensor maps;
+// gemm_mma.cuh is the sm_80 kernel it stands beside.
 //
-// A block of three warpgroups owns a 128 x BN tile at a time and walks K in steps of 64:
+// A block of three warpgroups owns a 128 x BN tile at a time and walks K in steps of 128 bytes
+// (64 16-bit elements, 32 float32 ones):
 //   - warpgroup 0, the producer, hands most of its registers back (setmaxnreg) and one of its
-//     threads issues TMA loads of A's [128, 64] and B's [64, BN] tiles into a ring of STAGES
+//     threads issues TMA loads of A's [128, BK] and B's [BK, BN] tiles into a ring of STAGES
 //     shared-memory stages, each stage's arrival counted in bytes on its `full` mbarrier;
 //   - warpgroups 1 and 2, the consumers, take the registers and each computes 64 rows of the
-//     tile with wgmma m64nBNk16 (four per stage) straight from shared memory, accumulating in
+//     tile with wgmma m64nBNk16 (m64nBNk8 for tf32; four per stage) straight from shared memory, accumulating in
 //     float32 registers. Each consumer keeps one stage's wgmmas in flight while it issues the
 //     next and frees a stage on its `empty` mbarrier once the wgmmas that read it are done;
 //   - the grid is persistent (one block per multiprocessor, tiles in grouped order, strided by
@@ -23,8 +26,9 @@
 // stores the accumulators straight from registers, bounds-checked.
 //
 // Shared memory takes the 128-byte swizzle that TMA writes and wgmma reads: an operand whose
-// contiguous dimension is K (K-major: A as given, B^T) is a [rows][64] box of 128-byte rows; one
-// whose contiguous dimension is M or N (B as given, A^T) is a set of [64 k][64] boxes, one per 64
+// contiguous dimension is K (K-major: A as given, B^T) is a [rows][BK] box of 128-byte rows; one
+// whose contiguous dimension is M or N (B as given, A^T; 16-bit only: wgmma transposes no tf32
+// operand, so the float32 launcher hands it B^T) is a set of [64 k][64] boxes, one per 64
 // columns of M or N. Either way 64 rows or columns are 8 KiB, and the descriptors say how to walk
 // them (desc_k_major, desc_mn_major). TMA zero-fills what lies outside the tensor, so ragged M, N
 // and K need no masking in the mainloop; only the stores are checked.
@@ -55,18 +59,23 @@ namespace kbench::gemm {
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN,
           Fault F = Fault::none>
 struct WgmmaGemm {
-  static constexpr int kBM = 128, kBK = 64, kConsumers = 2;
+  static constexpr int kElement = sizeof(T);
+  static constexpr int kBM = 128, kBK = 128 / kElement, kConsumers = 2;  // a 128-byte row of K
+  static constexpr int kKSteps = 4;  // wgmmas per stage: each takes 32 bytes of K (k16, or k8 in tf32)
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  static constexpr int kPanelBytes = 64 * 64 * 2;  // 64 rows or columns of one stage: 8 KiB
-  static constexpr int kAStageBytes = kBM * kBK * 2, kBStageBytes = BN * kBK * 2;
+  static constexpr int kPanelBytes = 64 * 128;  // 64 rows or columns of one stage: 8 KiB
+  static constexpr int kAStageBytes = kBM * kBK * kElement, kBStageBytes = BN * kBK * kElement;
   static constexpr int kStageBytes = kAStageBytes + kBStageBytes;
-  static constexpr int kCBytes = kTmaStore ? 64 * BN * 2 : 0;  // a consumer's share of C
+  // C through shared memory: boxes of 64 rows by one 128-byte row of columns, 16-byte chunks.
+  static constexpr int kCBoxCols = 128 / kElement, kCChunk = 16 / kElement;
+  static constexpr int kCBytes = kTmaStore ? 64 * BN * kElement : 0;  // a consumer's share of C
   // The stages from a 1024-byte boundary (the swizzle's period), C, then 2 mbarriers a stage.
   static constexpr int kSmemBytes = 1024 + STAGES * kStageBytes + kConsumers * kCBytes + 2 * STAGES * 8;
   static constexpr int kAccumulators = BN / 2;  // a consumer thread's share of 64 x BN
   // Registers a thread, producer and consumers: 128 x 40 + 256 x 232 fits the 64K of an SM.
   static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
-  static_assert(sizeof(T) == 2, "wgmma's transposed layouts take 16-bit inputs");
+  static_assert(kElement == 2 || (kElement == 4 && !kAMajorM && !kBMajorN && CLUSTER == 1),
+                "tf32 operands are K-major only (wgmma transposes 16-bit ones alone)");
   static_assert(BN % 64 == 0 && BN <= 256, "B's panels are 64 wide; wgmma's N is at most 256");
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than a block can have");
   static_assert(CLUSTER == 1 || (CLUSTER == 2 && kBMajorN && (BN / 64) % 2 == 0),
@@ -76,8 +85,8 @@ struct WgmmaGemm {
 namespace wgmma_detail {
 
 // A K-major operand: rows of 128 bytes (64 elements of K), 8-row groups 1024 bytes apart (the
-// stride byte offset); the leading offset is unused with the swizzle. k16 step kk starts 32
-// bytes further along the row.
+// stride byte offset); the leading offset is unused with the swizzle. Step kk (k16, or k8 of
+// tf32) starts 32 bytes further along the row.
 __device__ __forceinline__ std::uint64_t desc_k_major(std::uint32_t panel, int kk) {
   return hopper::matrix_desc(panel + kk * 32, 16, 1024);
 }
@@ -90,8 +99,8 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
 
 }  // namespace wgmma_detail
 
-// map_c is C's tensor map when store_via_tma (N a multiple of 8, C 16-byte aligned: what TMA
-// can describe), and is then used by the configurations that store through shared memory.
+// map_c is C's tensor map when store_via_tma (C's rows whole 16-byte chunks, C 16-byte aligned:
+// what TMA can describe), and is then used by the configurations that store through shared memory.
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, Fault F>
 __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -173,7 +182,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
     claim_registers<G::kConsumerRegisters>();
     const int consumer = warpgroup - 1;  // rows 64 consumer .. of the tile
     const int warp = tid / 32, lane = tid % 32;
-    const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % 4) == 0;
+    const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(T))) == 0;
     float acc[G::kAccumulators];
     int it = 0;
     // Frees stage s for the producers that fill it: this block's, and the peer's, which multicasts.
@@ -197,7 +206,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         const std::uint32_t a_panel = stage_a(s) + consumer * G::kPanelBytes, b_panel = stage_b(s);
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
+        for (int kk = 0; kk < G::kKSteps; ++kk) {
           const std::uint64_t da = kAMajorM ? desc_mn_major(a_panel, kk) : desc_k_major(a_panel, kk);
           const std::uint64_t db = kBMajorN ? desc_mn_major(b_panel, kk) : desc_k_major(b_panel, kk);
           wgmma_detail::Wgmma<T, BN, kAMajorM, kBMajorN>::run(acc, da, db);
@@ -250,21 +259,22 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         named_barrier(1 + consumer, 128);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
-          const int col = 8 * j + 2 * (lane % 4);  // in the tile; box col / 64, 16-byte chunk (col % 64) / 8
+          // In the tile; box col / kCBoxCols, 16-byte chunk (col % kCBoxCols) / kCChunk.
+          const int col = 8 * j + 2 * (lane % 4);
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int row = warp * 16 + lane / 4 + 8 * h;
-            const std::uint32_t at = mine + (col / 64) * G::kPanelBytes + row * 128 +
-                                     ((((col % 64) / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
-            T pair[2] = {T(acc[4 * j + 2 * h]), T(acc[4 * j + 2 * h + 1])};
-            st_shared_u32(at, *reinterpret_cast<std::uint32_t*>(pair));
+            const std::uint32_t at = mine + (col / G::kCBoxCols) * G::kPanelBytes + row * 128 +
+                                     ((((col % G::kCBoxCols) / G::kCChunk) ^ (row % 8)) * 16) +
+                                     (col % G::kCChunk) * G::kElement;
+            st_shared_pair<T>(at, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
           }
         }
         fence_proxy_async_shared();  // the writes above, before the copy engine reads them
         named_barrier(1 + consumer, 128);
         if (tid == 0) {
-          for (int box = 0; box < BN / 64; ++box)
-            tma_store_2d(&map_c, mine + box * G::kPanelBytes, n0 + 64 * box, m0 + consumer * 64);
+          for (int box = 0; box < BN / G::kCBoxCols; ++box)
+            tma_store_2d(&map_c, mine + box * G::kPanelBytes, n0 + G::kCBoxCols * box, m0 + consumer * 64);
           bulk_commit();
         }
         continue;
@@ -311,11 +321,19 @@ __global__ void wgmma_reduce_kernel(const float* __restrict__ partials, T* __res
 }
 
 // A 2-D tensor map for TMA over a row-major operand (or C) [rows, cols] (row stride in elements) of
-// 16-bit elements, boxes of [box_rows, box_cols] (box_cols x 2 bytes <= 128), 128-byte swizzle,
-// zeros outside. Host code (gemm_wgmma.cu); throws std::invalid_argument when TMA cannot
-// describe the operand (an unaligned base or stride).
-CUtensorMap make_operand_map(const void* base, bool bfloat16, std::int64_t rows, std::int64_t cols,
-                             std::int64_t row_stride, int box_rows, int box_cols);
+// elements of type T (float16, bfloat16 or float32), boxes of [box_rows, box_cols] (box_cols
+// elements <= 128 bytes), 128-byte swizzle, zeros outside. Host code (gemm_wgmma.cu); throws
+// std::invalid_argument when TMA cannot describe the operand (an unaligned base or stride).
+CUtensorMap make_operand_map(const void* base, CUtensorMapDataType type, int element_bytes, std::int64_t rows,
+                             std::int64_t cols, std::int64_t row_stride, int box_rows, int box_cols);
+template <class T>
+CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride,
+                             int box_rows, int box_cols) {
+  constexpr CUtensorMapDataType type = std::is_same_v<T, float>          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                       : std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  return make_operand_map(base, type, sizeof(T), rows, cols, row_stride, box_rows, box_cols);
+}
 
 // C = op(A).op(B) with wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM,
 // [K, M] rows; [K, N] or, !kBMajorN, [N, K] rows; row strides lda, ldb), C contiguous [M, N],
@@ -328,14 +346,13 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
                               int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
   constexpr int BN = W.bn, CLUSTER = W.cluster;
   using G = WgmmaGemm<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
-  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
-  const CUtensorMap map_a = kAMajorM ? make_operand_map(a, kBf16, k, m, lda, G::kBK, 64)
-                                     : make_operand_map(a, kBf16, m, k, lda, G::kBM, G::kBK);
-  const CUtensorMap map_b = kBMajorN ? make_operand_map(b, kBf16, k, n, ldb, G::kBK, 64)
-                                     : make_operand_map(b, kBf16, n, k, ldb, BN, G::kBK);
+  const CUtensorMap map_a = kAMajorM ? make_operand_map(a, k, m, lda, G::kBK, 64)
+                                     : make_operand_map(a, m, k, lda, G::kBM, G::kBK);
+  const CUtensorMap map_b = kBMajorN ? make_operand_map(b, k, n, ldb, G::kBK, 64)
+                                     : make_operand_map(b, n, k, ldb, BN, G::kBK);
   // C's rows must be whole 16-byte chunks on a 16-byte-aligned base for TMA to store them.
-  const bool store_via_tma = !W.direct && n % 8 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
-  const CUtensorMap map_c = store_via_tma ? make_operand_map(c, kBf16, m, n, n, 64, 64) : map_a;
+  const bool store_via_tma = !W.direct && n % G::kCChunk == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+  const CUtensorMap map_c = store_via_tma ? make_operand_map(c, m, n, n, 64, G::kCBoxCols) : map_a;
   const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);

@@ -106,6 +106,17 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 __device__ __forceinline__ void st_shared_u32(std::uint32_t addr, std::uint32_t v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
+// x and y as two consecutive elements of T at addr: one 32-bit store of a 16-bit pair, one
+// 64-bit store of a float32 pair.
+template <class T>
+__device__ __forceinline__ void st_shared_pair(std::uint32_t addr, float x, float y) {
+  if constexpr (sizeof(T) == 4) {
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+  } else {
+    T pair[2] = {T(x), T(y)};
+    st_shared_u32(addr, *reinterpret_cast<std::uint32_t*>(pair));
+  }
+}
 // tma_load_2d into the same offset of every CTA of the cluster in cta_mask, each counting the
 // bytes against its own mbarrier at bar's offset.
 __device__ __forceinline__ void tma_load_2d_multicast(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar,

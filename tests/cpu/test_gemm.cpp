@@ -210,6 +210,12 @@ TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
     EXPECT_LE(w.bn, 256) << w.name();     // wgmma's largest N
     EXPECT_LE(w.smem_bytes() + 1024 + 16 * w.stages, 227 * 1024) << w.name();
   }
+  for (const WgmmaConfig& w : kWgmmaTf32Configs) {  // K-major B^T: rows of BN in TMA's box (<= 256)
+    EXPECT_EQ(w.bn % 64, 0) << w.name();
+    EXPECT_LE(w.bn, 256) << w.name();
+    EXPECT_EQ(w.cluster, 1) << w.name();  // pairs multicast N-major B, which tf32 cannot read
+    EXPECT_LE(w.smem_bytes(4) + 1024 + 16 * w.stages, 227 * 1024) << w.name();  // C in float32
+  }
 }
 
 // Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.

@@ -43,16 +43,19 @@ int check_all(const Case& c, const InputTweak& tweak = {}) {
   return ran;
 }
 
-// The wgmma variants where the device runs them (sm_90), else none.
-int hopper_variants() { return gemm::hopper_problem().empty() ? static_cast<int>(gemm::kWgmmaConfigs.size()) : 0; }
+// The wgmma variants of a dtype where the device runs them (sm_90), else none.
+int hopper_variants(DType t) {
+  if (!gemm::hopper_problem().empty()) return 0;
+  return static_cast<int>(t == DType::f32 ? gemm::kWgmmaTf32Configs.size() : gemm::kWgmmaConfigs.size());
+}
 
 // What check_all runs for a dtype: the variants' support depends on the dtype (and device) alone.
 // 16-bit: simt, every tile configuration, each wgmma configuration on sm_90, auto, cublas,
-// cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration and the four cuBLAS
-// variants.
+// cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration, each wgmma_tf32
+// configuration on sm_90 and the four cuBLAS variants.
 int variants_for(DType t) {
-  return t == DType::f32 ? 6 + static_cast<int>(gemm::kTf32Configs.size())
-                         : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants() + 4;
+  return t == DType::f32 ? 6 + static_cast<int>(gemm::kTf32Configs.size()) + hopper_variants(t)
+                         : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants(t) + 4;
 }
 
 TEST(GemmGpu, EveryVariantOnRaggedAndSquareShapes) {

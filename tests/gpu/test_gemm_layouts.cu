@@ -1,10 +1,12 @@
 // The tensor-core kernel templates with transposed operands (gemm_mma.cuh kATrans, kBTrans;
 // gemm_wgmma.cuh kAMajorM, !kBMajorN): A given as A^T [K, M] rows, B as B^T [N, K] rows, read
-// through their strides, as a backward pass reads them. Small integers make every product and
-// sum exact in float16 and float32, so C must equal the host's product exactly; the tiles are
-// ragged in M, N and K.
+// through their strides, as a backward pass reads them; and the tf32 instantiation of the Hopper
+// kernel, whose launcher transposes B first. Small integers make every product and sum exact in
+// float16, tf32 and float32, so C must equal the host's product exactly; the tiles are ragged in
+// M, N and K.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,38 +30,63 @@ auto mma(int m, int n, int k) {
   };
 }
 
-// launch(a, lda, b, ldb, c) computes C [m, n] from the operands as stored.
-template <bool kATrans, bool kBTrans, class Launch>
-void expect_exact(int m, int n, int k, int pad, const char* what, Launch launch) {
-  // Stored shapes: A [m, k] or A^T [k, m]; B [k, n] or B^T [n, k]; each row padded by `pad`.
+// An element of the device's dtype as the host stores it: float16 bits, or a float; padding
+// between rows is NaN, so that a kernel reading it shows.
+template <class T>
+struct HostElement {
+  using Stored = std::uint16_t;
+  static constexpr Stored kNan = 0x7e00;
+  static Stored from(double v) { return float_to_half_bits(static_cast<float>(v)); }
+  static double to(Stored s) { return half_bits_to_float(s); }
+};
+template <>
+struct HostElement<float> {
+  using Stored = float;
+  static constexpr Stored kNan = std::numeric_limits<float>::quiet_NaN();
+  static Stored from(double v) { return static_cast<float>(v); }
+  static double to(Stored s) { return s; }
+};
+
+// The elements between stored rows of A and of B.
+struct Pads {
+  int a, b;
+  Pads(int both) : a(both), b(both) {}  // NOLINT: one pad for both is the common case
+  Pads(int pa, int pb) : a(pa), b(pb) {}
+};
+
+// launch(a, lda, b, ldb, c) computes C [m, n] from the operands as stored (elements of T).
+template <bool kATrans, bool kBTrans, class T = __half, class Launch>
+void expect_exact(int m, int n, int k, Pads pad, const char* what, Launch launch) {
+  using E = HostElement<T>;
+  using S = typename E::Stored;
+  // Stored shapes: A [m, k] or A^T [k, m]; B [k, n] or B^T [n, k]; rows padded as `pad` says.
   const int a_rows = kATrans ? k : m, a_cols = kATrans ? m : k, b_rows = kBTrans ? n : k, b_cols = kBTrans ? k : n;
-  const int lda = a_cols + pad, ldb = b_cols + pad;
+  const int lda = a_cols + pad.a, ldb = b_cols + pad.b;
   std::vector<double> av(static_cast<std::size_t>(m) * k), bv(static_cast<std::size_t>(k) * n);
   for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<double>((i * 7 + 3) % 9) - 4;
   for (std::size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<double>((i * 5 + 1) % 7) - 3;
-  std::vector<std::uint16_t> ha(static_cast<std::size_t>(a_rows) * lda, 0x7e00), hb(static_cast<std::size_t>(b_rows) * ldb, 0x7e00);
+  std::vector<S> ha(static_cast<std::size_t>(a_rows) * lda, E::kNan), hb(static_cast<std::size_t>(b_rows) * ldb, E::kNan);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < k; ++j)
       ha[kATrans ? static_cast<std::size_t>(j) * lda + i : static_cast<std::size_t>(i) * lda + j] =
-          float_to_half_bits(static_cast<float>(av[static_cast<std::size_t>(i) * k + j]));
+          E::from(av[static_cast<std::size_t>(i) * k + j]);
   for (int i = 0; i < k; ++i)
     for (int j = 0; j < n; ++j)
       hb[kBTrans ? static_cast<std::size_t>(j) * ldb + i : static_cast<std::size_t>(i) * ldb + j] =
-          float_to_half_bits(static_cast<float>(bv[static_cast<std::size_t>(i) * n + j]));
-  DeviceBuffer da(ha.size() * 2), db(hb.size() * 2), dc(static_cast<std::size_t>(m) * n * 2);
-  KB_CUDA(cudaMemcpy(da.get(), ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
-  KB_CUDA(cudaMemcpy(db.get(), hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
+          E::from(bv[static_cast<std::size_t>(i) * n + j]);
+  DeviceBuffer da(ha.size() * sizeof(S)), db(hb.size() * sizeof(S)), dc(static_cast<std::size_t>(m) * n * sizeof(S));
+  KB_CUDA(cudaMemcpy(da.get(), ha.data(), da.size(), cudaMemcpyHostToDevice));
+  KB_CUDA(cudaMemcpy(db.get(), hb.data(), db.size(), cudaMemcpyHostToDevice));
   KB_CUDA(cudaMemset(dc.get(), 0xFF, dc.size()));
-  KB_CUDA(launch(static_cast<const __half*>(da.get()), lda, static_cast<const __half*>(db.get()), ldb,
-                 static_cast<__half*>(dc.get())));
-  std::vector<std::uint16_t> got(static_cast<std::size_t>(m) * n);
-  KB_CUDA(cudaMemcpy(got.data(), dc.get(), got.size() * 2, cudaMemcpyDeviceToHost));
+  KB_CUDA(launch(static_cast<const T*>(da.get()), lda, static_cast<const T*>(db.get()), ldb, static_cast<T*>(dc.get())));
+  std::vector<S> got(static_cast<std::size_t>(m) * n);
+  KB_CUDA(cudaMemcpy(got.data(), dc.get(), dc.size(), cudaMemcpyDeviceToHost));
   int bad = 0;
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       double ref = 0;
       for (int q = 0; q < k; ++q) ref += av[static_cast<std::size_t>(i) * k + q] * bv[static_cast<std::size_t>(q) * n + j];
-      const double v = half_bits_to_float(got[static_cast<std::size_t>(i) * n + j]);
+      const double v = E::to(got[static_cast<std::size_t>(i) * n + j]);
       if (v != ref && bad++ < 3)
         ADD_FAILURE() << what << " A^T " << kATrans << " B^T " << kBTrans << " " << m << "x" << n << "x" << k << " at (" << i
                       << ", " << j << "): " << v << ", expected " << ref;
@@ -136,6 +163,62 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
       expect_wgmma_layouts<kWgmmaConfigs[3]>(pad, blocks);
       expect_wgmma_layouts<kWgmmaConfigs[4]>(pad, blocks);
       expect_wgmma_layouts<kWgmmaConfigs[5]>(pad, blocks);
+    }
+}
+
+// The tf32 instantiation (K-major A and B^T: 32 floats of K a stage) on a grid of `blocks`, B
+// given transposed as its launcher leaves it in the workspace. K = 264 is nine k-tiles of 32,
+// ragged; N = 328 stores C through TMA where the configuration does, N = 74 from registers.
+template <WgmmaConfig W>
+void expect_wgmma_tf32_tiles(int pad, int blocks) {
+  const auto run = [&](int m, int n, int k, int splits) {
+    const std::string what = "wgmma_tf32_" + W.name() + " splits " + std::to_string(splits);
+    DeviceBuffer partials(splits > 1 ? static_cast<std::size_t>(splits) * m * n * sizeof(float) : 0);
+    float* const p = static_cast<float*>(partials.get());
+    expect_exact<false, true, float>(m, n, k, pad, what.c_str(), [=](const float* a, int lda, const float* b, int ldb, float* c) {
+      return launch_wgmma_gemm<float, W, false, false>(a, lda, b, ldb, c, m, n, k, blocks, nullptr, splits, p);
+    });
+  };
+  run(200, 328, 264, 1);
+  run(136, 72, 88, 1);  // below one tile in M and N
+  run(300, 328, 264, 1);
+  run(136, 74, 264, 1);
+  run(200, 328, 264, 3);  // split-K: nine k-tiles in ranges of 3
+  run(300, 328, 264, 7);  // ranges of 2, the last of them empty
+}
+
+TEST(GemmGpu, WgmmaTf32TilesAndPersistentGrid) {
+  KB_REQUIRE_GPU();
+  if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
+  static_assert(kWgmmaTf32Configs.size() == 3, "one line below per configuration");
+  for (const int pad : {0, 4})
+    for (const int blocks : {3, 132}) {
+      expect_wgmma_tf32_tiles<kWgmmaTf32Configs[0]>(pad, blocks);
+      expect_wgmma_tf32_tiles<kWgmmaTf32Configs[1]>(pad, blocks);
+      expect_wgmma_tf32_tiles<kWgmmaTf32Configs[2]>(pad, blocks);
+    }
+}
+
+// Through launch_wgmma_tf32: B as given ([K, N], any row stride) is transposed into the
+// workspace first, A read through its row stride; a workspace too small for B^T is refused.
+TEST(GemmGpu, WgmmaTf32TransposesBThroughItsStride) {
+  KB_REQUIRE_GPU();
+  if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
+  for (std::size_t i = 0; i < kWgmmaTf32Configs.size(); ++i)
+    for (const Pads pad : {Pads(0), Pads(4), Pads(4, 3)}) {  // 3: B's rows on no 16-byte boundary, which the transpose does not mind
+      // N = 330: C's rows not whole 16-byte chunks (the register epilogue); K = 268 ragged.
+      const int m = 200, n = 330, k = 268;
+      const std::size_t bytes = wgmma_tf32_workspace_bytes(i, m, n, k);
+      DeviceBuffer workspace(bytes);
+      const std::string what = "wgmma_tf32_" + kWgmmaTf32Configs[i].name() + " pads " + std::to_string(pad.a) + ", " + std::to_string(pad.b);
+      expect_exact<false, false, float>(m, n, k, pad, what.c_str(), [&](const float* a, int lda, const float* b, int ldb, float* c) {
+        const DeviceTensor ta{const_cast<float*>(a), DType::f32, m, k, lda}, tb{const_cast<float*>(b), DType::f32, k, n, ldb};
+        const DeviceTensor tc{c, DType::f32, m, n, n};
+        launch_wgmma_tf32(i, ta, tb, tc, nullptr, workspace.get(), bytes);
+        return cudaGetLastError();
+      });
+      const DeviceTensor t{workspace.get(), DType::f32, 8, 8, 8};
+      EXPECT_THROW(launch_wgmma_tf32(i, t, t, t, nullptr, workspace.get(), 16), std::invalid_argument);
     }
 }
 
