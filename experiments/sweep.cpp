@@ -1,8 +1,11 @@
 #include "experiments/sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/errors.hpp"
 #include "core/stats.hpp"
@@ -16,6 +19,22 @@ constexpr std::int64_t kRooflineElements = std::int64_t{1} << 28;
 
 bool has_copy_roofline(const SweepSettings& s) {
   return std::any_of(s.cases.begin(), s.cases.end(), [](const CaseSpec& c) { return c.op == "copy"; });
+}
+
+// The elements of each stream of a stream kernel that moves `bytes` in `mix` (float32).
+std::int64_t roofline_elements(double bytes, TrafficMix mix) {
+  return std::max<std::int64_t>(1, std::llround(bytes / (4.0 * (mix.reads + mix.writes))));
+}
+
+// The same-traffic roofline of case c of op: the stream of its mix at its bytes; none where the
+// op has no mix, and for the stream itself and copy (the 1:1 roofline of copy_fraction).
+std::optional<Case> roofline_case(const Problem& op, const Case& c) {
+  if (op.name == "stream" || op.name == "copy") return std::nullopt;
+  const TrafficMix mix = op.traffic(c);
+  if (!mix.any()) return std::nullopt;
+  const Op& stream = registry().op("stream");
+  return make_case(stream, DType::f32, {roofline_elements(op.bytes(c), mix)},
+                   {{"reads", mix.reads}, {"writes", mix.writes}});
 }
 
 std::vector<MeasuredCase> plan_cases(const SweepSettings& s) {
@@ -44,6 +63,17 @@ std::vector<MeasuredCase> plan_cases(const SweepSettings& s) {
         out.push_back(std::move(mc));
       }
   }
+  if (!s.roofline) return out;
+  // Every memory-bound case's same-traffic stream, once per mix and size, all its variants.
+  const Op& stream = reg.op("stream");
+  const std::size_t planned = out.size();
+  for (std::size_t i = 0; i < planned; ++i) {
+    const std::optional<Case> roof = roofline_case(*out[i].problem, out[i].c);
+    if (!roof || !seen.insert(case_label(*roof)).second) continue;
+    MeasuredCase mc{&stream, *roof, {}, {}};
+    for (const Variant* v : reg.variants("stream")) mc.variants.push_back(v);
+    out.push_back(std::move(mc));
+  }
   return out;
 }
 
@@ -60,6 +90,32 @@ void fill_copy_fractions(std::vector<Record>& records) {
   for (auto& r : records) {
     const auto it = roof.find({r.cache, r.timer});
     if (it != roof.end() && it->second->gbps > 0) r.copy_fraction = r.gbps / it->second->gbps;
+  }
+}
+
+// roofline: against the fastest stream variant of the record's mix at its bytes, in the same
+// cache mode and timer (the stream cases plan_cases added).
+void fill_rooflines(std::vector<Record>& records) {
+  using Key = std::tuple<std::string, std::string, int, int, std::int64_t>;  // cache, timer, reads, writes, n
+  std::map<Key, const Record*> best;
+  for (const Record& r : records) {
+    if (r.op != "stream" || r.shape.empty() || !r.params.count("reads") || !r.params.count("writes")) continue;
+    const Key key{r.cache, r.timer, static_cast<int>(r.params.at("reads")), static_cast<int>(r.params.at("writes")), r.shape[0]};
+    const Record*& b = best[key];
+    if (r.check.passed && (!b || r.gbps > b->gbps)) b = &r;
+  }
+  const Registry& reg = registry();
+  for (Record& r : records) {
+    if (r.op == "stream") continue;
+    const Op& op = reg.op(r.op);
+    const Case c = make_case(op, parse_dtype(r.dtype), r.shape, r.params);
+    const std::optional<Case> roof = roofline_case(op, c);
+    if (!roof) continue;
+    const TrafficMix mix = op.traffic(c);
+    const auto it = best.find(Key{r.cache, r.timer, mix.reads, mix.writes, roof->shape.at(0)});
+    if (it == best.end() || !it->second || it->second->gbps <= 0) continue;
+    r.roofline = {{"mix", mix.label()}, {"elements", roof->shape.at(0)}, {"variant", it->second->variant},
+                  {"gbps", it->second->gbps}, {"fraction", r.gbps / it->second->gbps}};
   }
 }
 
@@ -123,6 +179,7 @@ Experiment sweep_experiment(const SweepSettings& s) {
   e.cases = plan_cases(s);
   e.analyse = [](Result& r) {
     fill_copy_fractions(r.records);
+    fill_rooflines(r.records);
     r.extra["comparisons"] = comparisons(r.records);
     r.extra["launch_overhead"] = launch_overhead(r.records);
   };

@@ -44,7 +44,9 @@ struct SweepSettings {
   std::uint64_t seed = 1;
   int device = 0;
   double clock_floor = kDefaultClockFloor;  // harness/runner.hpp Measurement::clock_floor
-  bool roofline = true;  // add copy at 2^28 float32 elements when the config has no copy case
+  // Add copy at 2^28 float32 elements when the config has no copy case, and the same-traffic
+  // stream of each memory-bound case (its op's mix at its bytes): the rooflines.
+  bool roofline = true;
   StoppingRule until = {};  // harness/schedule.hpp; target 0: fixed visits x samples
 };
 

@@ -6,6 +6,7 @@
 namespace kbench {
 
 void register_copy(Registry& r);
+void register_stream(Registry& r);
 void register_add(Registry& r);
 namespace rows {
 void register_row_sum(Registry& r);
@@ -26,6 +27,7 @@ const Registry& registry() {
   static const Registry r = [] {
     Registry reg;
     register_copy(reg);
+    register_stream(reg);
     register_add(reg);
     rows::register_row_sum(reg);
     rows::register_softmax(reg);

@@ -47,6 +47,7 @@ Op make_add_op() {
     return Tolerance{std::ldexp(1.0, -25), rtol, "one rounding of the exact sum to the dtype"};
   };
   op.bytes = [](const Case& c) { return 3.0 * c.shape.at(0) * dtype_size(c.dtype); };
+  op.traffic = [](const Case&) { return TrafficMix{2, 1}; };
   return op;
 }
 

@@ -110,6 +110,7 @@ Op make_rmsnorm_backward_op() {
     const double outputs = rc + (frozen(c) ? 0.0 : static_cast<double>(cols_of(c)));
     return (inputs + outputs) * dtype_size(c.dtype);
   };
+  op.traffic = [](const Case& c) { return TrafficMix{has_dh(c) ? 3 : 2, 1}; };  // h, dy (, dh) in; dx out
   return op;
 }
 

@@ -93,6 +93,7 @@ Op make_rmsnorm_op() {
   op.bytes = [](const Case& c) {
     return (4.0 * static_cast<double>(rows_of(c)) + 1.0) * static_cast<double>(cols_of(c)) * dtype_size(c.dtype);
   };
+  op.traffic = [](const Case&) { return TrafficMix{2, 2}; };  // x, r in; h, y out (w is one row)
   return op;
 }
 

@@ -66,6 +66,7 @@ Op make_row_sum_op() {
                      "value), one output rounding"};
   };
   op.bytes = [](const Case& c) { return static_cast<double>(rows_of(c)) * (cols_of(c) + 1) * dtype_size(c.dtype); };
+  op.traffic = [](const Case&) { return TrafficMix{1, 0}; };  // the column of sums is one value a row
   return op;
 }
 

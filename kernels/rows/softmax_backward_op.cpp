@@ -61,6 +61,7 @@ Op make_softmax_backward_op() {
     return Tolerance{atol, rtol, "float32 dot scaled by the largest y, one output rounding"};
   };
   op.bytes = [](const Case& c) { return 3.0 * rows_of(c) * cols_of(c) * dtype_size(c.dtype); };
+  op.traffic = [](const Case&) { return TrafficMix{2, 1}; };
   return op;
 }
 

@@ -43,6 +43,7 @@ Op make_softmax_op() {
     return Tolerance{atol, rtol, "float32 exp and row sum: 128 u32, one output rounding"};
   };
   op.bytes = [](const Case& c) { return 2.0 * rows_of(c) * cols_of(c) * dtype_size(c.dtype); };
+  op.traffic = [](const Case&) { return TrafficMix{1, 1}; };
   return op;
 }
 

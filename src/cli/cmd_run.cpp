@@ -31,13 +31,16 @@ void warn_if_tree_differs() {
 }
 
 void print_table(const Result& r) {
-  std::printf("%-9s %-10s %-9s %-14s %-5s %-6s %11s %9s %6s\n", "op", "variant", "dtype", "shape",
-              "cache", "timer", "median_us", "GB/s", "copy%");
-  for (const auto& rec : r.records)
-    std::printf("%-9s %-10s %-9s %-14s %-5s %-6s %11.3f %9.1f %6.1f\n", rec.op.c_str(),
+  std::printf("%-9s %-10s %-9s %-14s %-5s %-6s %11s %9s %6s %6s\n", "op", "variant", "dtype", "shape",
+              "cache", "timer", "median_us", "GB/s", "copy%", "roof%");
+  for (const auto& rec : r.records) {
+    // roof%: of the same-traffic stream (Record::roofline), where the record has one.
+    const double roof = rec.roofline.is_object() ? 100.0 * rec.roofline.value("fraction", 0.0) : 0.0;
+    std::printf("%-9s %-10s %-9s %-14s %-5s %-6s %11.3f %9.1f %6.1f %6.1f\n", rec.op.c_str(),
                 rec.variant.c_str(), rec.dtype.c_str(), shape_string(rec.shape).c_str(),
                 rec.cache.c_str(), rec.timer.c_str(), rec.median_us, rec.gbps,
-                100.0 * rec.copy_fraction);
+                100.0 * rec.copy_fraction, roof);
+  }
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
       ->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--min-seconds", o->min_seconds, "With --until-noise: visit every case for at least this long")
       ->check(CLI::Range(0.0, 86400.0));
-  sub->add_flag("--no-roofline", o->no_roofline, "Do not add the copy roofline case");
+  sub->add_flag("--no-roofline", o->no_roofline, "Do not add the roofline cases (the 2^28 copy, and each memory-bound case's same-traffic stream)");
   return o;
 }
 

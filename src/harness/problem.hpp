@@ -104,6 +104,16 @@ struct Tolerance {
   std::string why;
 };
 
+// How many full-size streams an op reads and writes (softmax_backward reads y and dy and writes
+// dx: 2:1; row_sum reads x and writes a column: 1:0), for its same-traffic roofline: a stream
+// kernel of that mix moving the same bytes (kernels/stream/, experiments/sweep.cpp). 0:0 where no
+// stream kernel stands for it (compute-bound, or a composition of several kernels).
+struct TrafficMix {
+  int reads = 0, writes = 0;
+  bool any() const { return reads > 0; }
+  std::string label() const { return std::to_string(reads) + ":" + std::to_string(writes); }  // "2:1"
+};
+
 struct Problem {
   std::string name;  // the op
   // Path prefixes (relative to the repository root) of the sources that could change this
@@ -139,6 +149,7 @@ struct Problem {
   std::function<Tolerance(const Case&, std::size_t output_index)> tolerance;
   std::function<double(const Case&)> bytes;  // the bytes the op must move
   std::function<double(const Case&)> flops;  // the flops it must do (0 if memory-bound only)
+  std::function<TrafficMix(const Case&)> traffic = [](const Case&) { return TrafficMix{}; };
 };
 
 struct Launchable {

@@ -147,6 +147,7 @@ Record record_at(const json& j, const std::string& index) {
   f.optional_number("copy_fraction", r.copy_fraction);
   f.optional("params", r.params);
   if (j.contains("plan")) r.plan = f.object("plan");
+  if (j.contains("roofline")) r.roofline = f.object("roofline");
   if (j.contains("tolerance_probe")) r.tolerance_probe = f.object("tolerance_probe");
   return r;
 }
@@ -221,6 +222,7 @@ json to_json(const Record& r) {
   if (!r.sample_clock_mhz.empty()) j["sample_clock_mhz"] = r.sample_clock_mhz;
   if (r.discarded_samples > 0) j["discarded_samples"] = r.discarded_samples;
   if (r.plan.is_object()) j["plan"] = r.plan;
+  if (r.roofline.is_object()) j["roofline"] = r.roofline;
   if (r.tolerance_probe.is_object()) j["tolerance_probe"] = r.tolerance_probe;
   return j;
 }

@@ -48,6 +48,11 @@ struct Record {
   double gbps = 0;                  // bytes / median
   double tflops = 0;                // flops / median
   double copy_fraction = 0;         // gbps / the same run's copy gbps (same cache and timer); 0 if none
+  // The same-traffic roofline (a sweep's, experiments/sweep.cpp): {"mix": "2:1", "elements": n
+  // of each stream, "variant": the fastest stream variant there, "gbps": its GB/s, "fraction":
+  // gbps / its gbps}, same cache and timer. Null where the op has no mix or the run no stream,
+  // and then not written.
+  nlohmann::json roofline = nullptr;
   std::map<std::string, double> params;  // the case's op parameters (eps, flags); empty if the op has none
   // The grid's records: the row plan's parameters (kind, threads, lanes, vecs, chunk, segments,
   // segment, blocks; the variant name spells the same). Null elsewhere, and then not written.

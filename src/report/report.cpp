@@ -177,6 +177,7 @@ std::string op_table(const std::string& op, const std::vector<Record>& records, 
   for (const auto& b : baselines) header.push_back("best vs " + b);
   header.push_back("fastest");
   header.push_back("best / copy");
+  header.push_back("best / same traffic");
 
   std::string out = "## " + op + "\n\n" + table_row(header);
   out += table_row(std::vector<std::string>(header.size(), "---"));
@@ -225,6 +226,11 @@ std::string op_table(const std::string& op, const std::vector<Record>& records, 
     row.push_back(best && best->copy_fraction > 0
                       ? format("%.0f", 100 * best->copy_fraction) + "%"
                       : kMissing);
+    // The fraction of the stream of the op's own mix at the same bytes, and the mix.
+    const bool roofed = best && best->roofline.is_object() && best->roofline.value("fraction", 0.0) > 0;
+    row.push_back(roofed ? format("%.0f", 100 * best->roofline["fraction"].get<double>()) + "% of " +
+                               best->roofline.value("mix", std::string("?"))
+                         : kMissing);
     out += table_row(row);
   }
   if (replaced > 0) {

@@ -1,0 +1,238 @@
+// stream variants: one grid-stride kernel per dtype and mix, 16-byte loads and stores, four
+// vectors of each input in flight per thread before the first store (as copy's vec16, which is
+// the 1:1 case).
+//   vec16     plain loads and stores
+//   vec16_cs  evict-first loads and stores (ld.global.cs, st.global.cs): lines not kept in L2
+// A sweep takes the faster of the two at each size as the roofline.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include <stdexcept>
+#include <string>
+
+#include "core/errors.hpp"
+#include "kernels/common/dispatch.cuh"
+#include "kernels/common/grid.hpp"
+#include "kernels/stream/stream.hpp"
+
+namespace kbench {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4;
+
+// The streams as 16-byte vectors.
+struct Streams {
+  const uint4* x[kStreamMaxReads];
+  uint4* y[kStreamMaxWrites];
+};
+
+template <bool kStreaming>
+__device__ __forceinline__ uint4 load(const uint4* p) {
+  if constexpr (kStreaming) return __ldcs(p);
+  else return *p;
+}
+template <bool kStreaming>
+__device__ __forceinline__ void store(uint4* p, uint4 v) {
+  if constexpr (kStreaming) __stcs(p, v);
+  else *p = v;
+}
+
+// A 16-byte vector of T as floats (exact) and back (one rounding to T).
+template <class T>
+struct Lanes {
+  static constexpr int kCount = 16 / sizeof(T);
+  static __device__ __forceinline__ void unpack(const uint4& v, float (&f)[kCount]) {
+    const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) f[i] = to_float(e[i]);
+  }
+  static __device__ __forceinline__ uint4 pack(const float (&f)[kCount]) {
+    uint4 v;
+    T* e = reinterpret_cast<T*>(&v);
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) e[i] = from_float<T>(f[i]);
+    return v;
+  }
+};
+
+// An unsigned key in the order of the floats (sign flipped for positives, all bits for
+// negatives), so that atomicMax on keys is a maximum of floats; key 0 lies below every float.
+__device__ __forceinline__ unsigned int order_key(float f) {
+  const unsigned int u = __float_as_uint(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float from_key(unsigned int k) { return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
+
+// One vector of every output: the inputs' sum, left to right in float32, rounded once to T (a
+// copy, R = 1, passes the bits through); with W = 0, m takes the largest element instead.
+template <class T, int R, int W>
+__device__ __forceinline__ uint4 combine(const uint4 (&v)[R], float& m) {
+  using L = Lanes<T>;
+  if constexpr (W == 0) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float f[L::kCount];
+      L::unpack(v[r], f);
+#pragma unroll
+      for (int i = 0; i < L::kCount; ++i) m = fmaxf(m, f[i]);
+    }
+    return v[0];
+  } else if constexpr (R == 1) {
+    return v[0];
+  } else {
+    float sum[L::kCount], f[L::kCount];
+    L::unpack(v[0], sum);
+#pragma unroll
+    for (int r = 1; r < R; ++r) {
+      L::unpack(v[r], f);
+#pragma unroll
+      for (int i = 0; i < L::kCount; ++i) sum[i] += f[i];
+    }
+    return L::pack(sum);
+  }
+}
+
+// n_vec whole vectors, then `tail` (< one vector) single elements after them, done by the first
+// threads.
+template <class T, int R, int W, bool kStreaming>
+__global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, T* __restrict__ max_out,
+                                                          StreamMaxScratch* __restrict__ scratch, std::int64_t n_vec,
+                                                          int tail) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
+  std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  float m = -INFINITY;
+  for (; i + (kUnroll - 1) * stride < n_vec; i += kUnroll * stride) {
+    uint4 v[kUnroll][R];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[u][r] = load<kStreaming>(s.x[r] + i + u * stride);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint4 out = combine<T, R, W>(v[u], m);
+#pragma unroll
+      for (int w = 0; w < W; ++w) store<kStreaming>(s.y[w] + i + u * stride, out);
+    }
+  }
+  for (; i < n_vec; i += stride) {
+    uint4 v[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) v[r] = load<kStreaming>(s.x[r] + i);
+    const uint4 out = combine<T, R, W>(v, m);
+#pragma unroll
+    for (int w = 0; w < W; ++w) store<kStreaming>(s.y[w] + i, out);
+  }
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (first < tail) {
+    const std::int64_t at = Lanes<T>::kCount * n_vec + first;
+    float sum = to_float(reinterpret_cast<const T*>(s.x[0])[at]);
+    m = fmaxf(m, sum);
+#pragma unroll
+    for (int r = 1; r < R; ++r) {
+      const float x = to_float(reinterpret_cast<const T*>(s.x[r])[at]);
+      m = fmaxf(m, x);
+      sum += x;
+    }
+#pragma unroll
+    for (int w = 0; w < W; ++w) reinterpret_cast<T*>(s.y[w])[at] = R == 1 ? reinterpret_cast<const T*>(s.x[0])[at] : from_float<T>(sum);
+  }
+  if constexpr (W == 0) {
+    // The block's largest, then the grid's: atomicMax of keys; the last block to arrive writes
+    // it out and leaves the scratch zero for the next launch.
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    __shared__ float warp_max[kThreads / 32];
+    if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      float b = warp_max[0];
+#pragma unroll
+      for (int w = 1; w < kThreads / 32; ++w) b = fmaxf(b, warp_max[w]);
+      atomicMax(&scratch->key, order_key(b));
+      __threadfence();  // the key before the arrival, for the last block to read
+      if (atomicAdd(&scratch->arrived, 1u) == gridDim.x - 1) {
+        *max_out = from_float<T>(from_key(atomicExch(&scratch->key, 0u)));  // exact: a value of T
+        atomicExch(&scratch->arrived, 0u);
+      }
+    }
+  }
+}
+
+template <class T, int R, int W, bool kStreaming>
+void launch_mix(const Streams& s, void* max, StreamMaxScratch* scratch, std::int64_t n, cudaStream_t stream) {
+  constexpr int kCount = Lanes<T>::kCount;
+  const std::int64_t n_vec = n / kCount;
+  const auto blocks = std::max(1u, grid_stride_blocks(n_vec, kThreads));
+  stream_kernel<T, R, W, kStreaming><<<blocks, kThreads, 0, stream>>>(s, static_cast<T*>(max), scratch, n_vec,
+                                                                       static_cast<int>(n % kCount));
+  KB_CUDA_LAUNCH();
+}
+
+template <class T, int R, bool kStreaming>
+void launch_reads(const Streams& s, int writes, void* max, StreamMaxScratch* scratch, std::int64_t n, cudaStream_t stream) {
+  if (writes == 0) launch_mix<T, R, 0, kStreaming>(s, max, scratch, n, stream);
+  else if (writes == 1) launch_mix<T, R, 1, kStreaming>(s, max, scratch, n, stream);
+  else launch_mix<T, R, 2, kStreaming>(s, max, scratch, n, stream);
+}
+
+template <class T, bool kStreaming>
+void launch_typed(const Streams& s, int reads, int writes, void* max, StreamMaxScratch* scratch, std::int64_t n,
+                  cudaStream_t stream) {
+  if (reads == 1) launch_reads<T, 1, kStreaming>(s, writes, max, scratch, n, stream);
+  else if (reads == 2) launch_reads<T, 2, kStreaming>(s, writes, max, scratch, n, stream);
+  else launch_reads<T, 3, kStreaming>(s, writes, max, scratch, n, stream);
+}
+
+template <bool kStreaming>
+void launch_hinted(DType t, const Streams& s, int reads, int writes, void* max, StreamMaxScratch* scratch,
+                   std::int64_t n, cudaStream_t stream) {
+  dispatch_dtype(t, [&]<class T>() { launch_typed<T, kStreaming>(s, reads, writes, max, scratch, n, stream); });
+}
+
+}  // namespace
+
+void launch_stream(DType dtype, const void* const* x, int reads, void* const* y, int writes, void* max,
+                   StreamMaxScratch* scratch, std::int64_t n, bool streaming, cudaStream_t stream) {
+  if (reads < 1 || reads > kStreamMaxReads || writes < 0 || writes > kStreamMaxWrites)
+    throw std::invalid_argument("stream: " + std::to_string(reads) + " reads and " + std::to_string(writes) +
+                                " writes (1 to 3, 0 to 2)");
+  Streams s{};
+  for (int r = 0; r < reads; ++r) {
+    if (!aligned16(x[r])) throw std::invalid_argument("stream: inputs must be 16-byte aligned");
+    s.x[r] = static_cast<const uint4*>(x[r]);
+  }
+  for (int w = 0; w < writes; ++w) {
+    if (!aligned16(y[w])) throw std::invalid_argument("stream: outputs must be 16-byte aligned");
+    s.y[w] = static_cast<uint4*>(y[w]);
+  }
+  if (writes == 0 && (max == nullptr || scratch == nullptr))
+    throw std::invalid_argument("stream: the read-only stream needs its output and scratch");
+  if (streaming) launch_hinted<true>(dtype, s, reads, writes, max, scratch, n, stream);
+  else launch_hinted<false>(dtype, s, reads, writes, max, scratch, n, stream);
+}
+
+void register_stream(Registry& r) {
+  r.add_op(make_stream_op());
+  for (const bool streaming : {false, true}) {
+    Variant v = make_variant("stream", streaming ? "vec16_cs" : "vec16",
+                             streaming ? "grid-stride kernel, 16-byte evict-first loads and stores (.cs), 4 of each input in flight per thread"
+                                       : "grid-stride kernel, 16-byte loads and stores, 4 of each input in flight per thread",
+                             [streaming](const LaunchArgs& a) {
+                               const TrafficMix mix = stream_mix(a.c);
+                               const void* x[kStreamMaxReads] = {};
+                               void* y[kStreamMaxWrites] = {};
+                               for (int i = 0; i < mix.reads; ++i) x[i] = a.inputs[i].data;
+                               for (int i = 0; i < mix.writes; ++i) y[i] = a.outputs[i].data;
+                               void* max = mix.writes == 0 ? a.outputs[0].data : nullptr;
+                               launch_stream(a.c.dtype, x, mix.reads, y, mix.writes, max,
+                                             static_cast<StreamMaxScratch*>(a.workspace), a.c.shape.at(0), streaming,
+                                             a.stream);
+                             });
+    v.workspace_bytes = [](const Case& c) { return stream_mix(c).writes == 0 ? sizeof(StreamMaxScratch) : std::size_t{0}; };
+    r.add_variant(std::move(v));
+  }
+}
+
+}  // namespace kbench
