@@ -104,26 +104,24 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, T* __restri
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
   std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   float m = -INFINITY;
-  for (; i + (kUnroll - 1) * stride < n_vec; i += kUnroll * stride) {
+  // kUnroll vectors of each input a thread per round, all loaded before the first use, the last
+  // round's past n_vec skipped: a thread never waits on one load at a time. (A remainder loop
+  // of single loads, the first version, left the read-only stream at 2835 GB/s at 32 MiB, where
+  // row_sum read as much at 3719: results/sweep/sweep-20261202T181504Z-70e0a0.json, cupti.)
+  for (; i < n_vec; i += kUnroll * stride) {
     uint4 v[kUnroll][R];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
+      if (i + u * stride < n_vec)
 #pragma unroll
-      for (int r = 0; r < R; ++r) v[u][r] = load<kStreaming>(s.x[r] + i + u * stride);
+        for (int r = 0; r < R; ++r) v[u][r] = load<kStreaming>(s.x[r] + i + u * stride);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
+      if (i + u * stride >= n_vec) continue;
       const uint4 out = combine<T, R, W>(v[u], m);
 #pragma unroll
       for (int w = 0; w < W; ++w) store<kStreaming>(s.y[w] + i + u * stride, out);
     }
-  }
-  for (; i < n_vec; i += stride) {
-    uint4 v[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) v[r] = load<kStreaming>(s.x[r] + i);
-    const uint4 out = combine<T, R, W>(v, m);
-#pragma unroll
-    for (int w = 0; w < W; ++w) store<kStreaming>(s.y[w] + i, out);
   }
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (first < tail) {
