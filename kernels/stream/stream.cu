@@ -1,13 +1,13 @@
 // stream variants: one grid-stride kernel per dtype and mix, 16-byte loads and stores, four
 // vectors of each input in flight per thread before the first store (as copy's vec16, which is
-// the 1:1 case).
+// the 1:1 case); the read-only streams (W = 0) take one 16 KiB chunk a block at a time and write
+// its largest element (stream.hpp).
 //   vec16     plain loads and stores
 //   vec16_cs  evict-first loads and stores (ld.global.cs, st.global.cs): lines not kept in L2
 // A sweep takes the faster of the two at each size as the roofline.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kUnroll = 4;
+static_assert(kStreamChunkBytes == kThreads * kUnroll * 16, "a read-only round of a block is one chunk");
 
 // The streams as 16-byte vectors.
 struct Streams {
@@ -56,31 +57,21 @@ struct Lanes {
     for (int i = 0; i < kCount; ++i) e[i] = from_float<T>(f[i]);
     return v;
   }
+  static __device__ __forceinline__ float largest(float m, const uint4& v) {
+    float f[kCount];
+    unpack(v, f);
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) m = fmaxf(m, f[i]);
+    return m;
+  }
 };
 
-// An unsigned key in the order of the floats (sign flipped for positives, all bits for
-// negatives), so that atomicMax on keys is a maximum of floats; key 0 lies below every float.
-__device__ __forceinline__ unsigned int order_key(float f) {
-  const unsigned int u = __float_as_uint(f);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-__device__ __forceinline__ float from_key(unsigned int k) { return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
-
 // One vector of every output: the inputs' sum, left to right in float32, rounded once to T (a
-// copy, R = 1, passes the bits through); with W = 0, m takes the largest element instead.
-template <class T, int R, int W>
-__device__ __forceinline__ uint4 combine(const uint4 (&v)[R], float& m) {
+// copy, R = 1, passes the bits through).
+template <class T, int R>
+__device__ __forceinline__ uint4 combine(const uint4 (&v)[R]) {
   using L = Lanes<T>;
-  if constexpr (W == 0) {
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      float f[L::kCount];
-      L::unpack(v[r], f);
-#pragma unroll
-      for (int i = 0; i < L::kCount; ++i) m = fmaxf(m, f[i]);
-    }
-    return v[0];
-  } else if constexpr (R == 1) {
+  if constexpr (R == 1) {
     return v[0];
   } else {
     float sum[L::kCount], f[L::kCount];
@@ -95,20 +86,16 @@ __device__ __forceinline__ uint4 combine(const uint4 (&v)[R], float& m) {
   }
 }
 
-// n_vec whole vectors, then `tail` (< one vector) single elements after them, done by the first
-// threads.
+// R inputs, W >= 1 outputs: n_vec whole vectors, then `tail` (< one vector) single elements after
+// them, done by the first threads. kUnroll vectors of each input a thread per round, all loaded
+// before the first use, the last round's past n_vec skipped: a thread never waits on one load at
+// a time. (A remainder loop of single loads, the first version, left the read-only stream at 2835
+// GB/s at 32 MiB, where row_sum read as much at 3719: results/sweep/sweep-20261202T181504Z-70e0a0.json,
+// cupti.)
 template <class T, int R, int W, bool kStreaming>
-__global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, T* __restrict__ max_out,
-                                                          StreamMaxScratch* __restrict__ scratch, std::int64_t n_vec,
-                                                          int tail) {
+__global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, std::int64_t n_vec, int tail) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
-  std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  float m = -INFINITY;
-  // kUnroll vectors of each input a thread per round, all loaded before the first use, the last
-  // round's past n_vec skipped: a thread never waits on one load at a time. (A remainder loop
-  // of single loads, the first version, left the read-only stream at 2835 GB/s at 32 MiB, where
-  // row_sum read as much at 3719: results/sweep/sweep-20261202T181504Z-70e0a0.json, cupti.)
-  for (; i < n_vec; i += kUnroll * stride) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n_vec; i += kUnroll * stride) {
     uint4 v[kUnroll][R];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
@@ -118,7 +105,7 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, T* __restri
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       if (i + u * stride >= n_vec) continue;
-      const uint4 out = combine<T, R, W>(v[u], m);
+      const uint4 out = combine<T, R>(v[u]);
 #pragma unroll
       for (int w = 0; w < W; ++w) store<kStreaming>(s.y[w] + i + u * stride, out);
     }
@@ -126,73 +113,95 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, T* __restri
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (first < tail) {
     const std::int64_t at = Lanes<T>::kCount * n_vec + first;
-    float sum = to_float(reinterpret_cast<const T*>(s.x[0])[at]);
-    m = fmaxf(m, sum);
+    const T* x0 = reinterpret_cast<const T*>(s.x[0]);
+    float sum = to_float(x0[at]);
 #pragma unroll
-    for (int r = 1; r < R; ++r) {
-      const float x = to_float(reinterpret_cast<const T*>(s.x[r])[at]);
-      m = fmaxf(m, x);
-      sum += x;
-    }
+    for (int r = 1; r < R; ++r) sum += to_float(reinterpret_cast<const T*>(s.x[r])[at]);
 #pragma unroll
-    for (int w = 0; w < W; ++w) reinterpret_cast<T*>(s.y[w])[at] = R == 1 ? reinterpret_cast<const T*>(s.x[0])[at] : from_float<T>(sum);
+    for (int w = 0; w < W; ++w) reinterpret_cast<T*>(s.y[w])[at] = R == 1 ? x0[at] : from_float<T>(sum);
   }
-  if constexpr (W == 0) {
-    // The block's largest, then the grid's: atomicMax of keys; the last block to arrive writes
-    // it out and leaves the scratch zero for the next launch.
+}
+
+// R inputs, nothing written but each chunk's largest element: a block takes chunk c (kThreads x
+// kUnroll vectors, every load of it issued at once), reduces it through shuffles and shared
+// memory and writes chunks_max[c]; then chunk c + gridDim.x. No grid-wide step (a first version
+// folded one maximum for the whole grid through atomics on one address and a last-block count,
+// and read 32 MiB at 3040 GB/s where row_sum reached 3719).
+template <class T, int R, bool kStreaming>
+__global__ void __launch_bounds__(kThreads) stream_max_kernel(Streams s, T* __restrict__ chunk_max, std::int64_t n_vec,
+                                                              int tail, std::int64_t chunks) {
+  constexpr int kPerChunk = kThreads * kUnroll;  // vectors
+  __shared__ float warp_max[kThreads / 32];
+  for (std::int64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+    const std::int64_t base = c * kPerChunk + threadIdx.x;
+    uint4 v[kUnroll][R];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (base + u * kThreads < n_vec)
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[u][r] = load<kStreaming>(s.x[r] + base + u * kThreads);
+    float m = -INFINITY;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (base + u * kThreads < n_vec)
+#pragma unroll
+        for (int r = 0; r < R; ++r) m = Lanes<T>::largest(m, v[u][r]);
+    if (c == chunks - 1 && static_cast<int>(threadIdx.x) < tail)  // the elements after the last vector
+#pragma unroll
+      for (int r = 0; r < R; ++r) m = fmaxf(m, to_float(reinterpret_cast<const T*>(s.x[r])[Lanes<T>::kCount * n_vec + threadIdx.x]));
     for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-    __shared__ float warp_max[kThreads / 32];
     if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
     __syncthreads();
     if (threadIdx.x == 0) {
       float b = warp_max[0];
 #pragma unroll
       for (int w = 1; w < kThreads / 32; ++w) b = fmaxf(b, warp_max[w]);
-      atomicMax(&scratch->key, order_key(b));
-      __threadfence();  // the key before the arrival, for the last block to read
-      if (atomicAdd(&scratch->arrived, 1u) == gridDim.x - 1) {
-        *max_out = from_float<T>(from_key(atomicExch(&scratch->key, 0u)));  // exact: a value of T
-        atomicExch(&scratch->arrived, 0u);
-      }
+      chunk_max[c] = from_float<T>(b);  // exact: a value of T
     }
+    __syncthreads();  // warp_max is free for the next chunk
   }
 }
 
 template <class T, int R, int W, bool kStreaming>
-void launch_mix(const Streams& s, void* max, StreamMaxScratch* scratch, std::int64_t n, cudaStream_t stream) {
+void launch_mix(const Streams& s, void* chunk_max, std::int64_t n, cudaStream_t stream) {
   constexpr int kCount = Lanes<T>::kCount;
   const std::int64_t n_vec = n / kCount;
-  const auto blocks = std::max(1u, grid_stride_blocks(n_vec, kThreads));
-  stream_kernel<T, R, W, kStreaming><<<blocks, kThreads, 0, stream>>>(s, static_cast<T*>(max), scratch, n_vec,
-                                                                       static_cast<int>(n % kCount));
+  const int tail = static_cast<int>(n % kCount);
+  if constexpr (W == 0) {
+    const std::int64_t chunks = stream_chunks(n, sizeof(T));
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(chunks, grid_stride_blocks(chunks * kThreads, kThreads)));
+    stream_max_kernel<T, R, kStreaming><<<std::max(1u, blocks), kThreads, 0, stream>>>(s, static_cast<T*>(chunk_max), n_vec,
+                                                                                        tail, chunks);
+  } else {
+    const auto blocks = std::max(1u, grid_stride_blocks(n_vec, kThreads));
+    stream_kernel<T, R, W, kStreaming><<<blocks, kThreads, 0, stream>>>(s, n_vec, tail);
+  }
   KB_CUDA_LAUNCH();
 }
 
 template <class T, int R, bool kStreaming>
-void launch_reads(const Streams& s, int writes, void* max, StreamMaxScratch* scratch, std::int64_t n, cudaStream_t stream) {
-  if (writes == 0) launch_mix<T, R, 0, kStreaming>(s, max, scratch, n, stream);
-  else if (writes == 1) launch_mix<T, R, 1, kStreaming>(s, max, scratch, n, stream);
-  else launch_mix<T, R, 2, kStreaming>(s, max, scratch, n, stream);
+void launch_reads(const Streams& s, int writes, void* chunk_max, std::int64_t n, cudaStream_t stream) {
+  if (writes == 0) launch_mix<T, R, 0, kStreaming>(s, chunk_max, n, stream);
+  else if (writes == 1) launch_mix<T, R, 1, kStreaming>(s, chunk_max, n, stream);
+  else launch_mix<T, R, 2, kStreaming>(s, chunk_max, n, stream);
 }
 
 template <class T, bool kStreaming>
-void launch_typed(const Streams& s, int reads, int writes, void* max, StreamMaxScratch* scratch, std::int64_t n,
-                  cudaStream_t stream) {
-  if (reads == 1) launch_reads<T, 1, kStreaming>(s, writes, max, scratch, n, stream);
-  else if (reads == 2) launch_reads<T, 2, kStreaming>(s, writes, max, scratch, n, stream);
-  else launch_reads<T, 3, kStreaming>(s, writes, max, scratch, n, stream);
+void launch_typed(const Streams& s, int reads, int writes, void* chunk_max, std::int64_t n, cudaStream_t stream) {
+  if (reads == 1) launch_reads<T, 1, kStreaming>(s, writes, chunk_max, n, stream);
+  else if (reads == 2) launch_reads<T, 2, kStreaming>(s, writes, chunk_max, n, stream);
+  else launch_reads<T, 3, kStreaming>(s, writes, chunk_max, n, stream);
 }
 
 template <bool kStreaming>
-void launch_hinted(DType t, const Streams& s, int reads, int writes, void* max, StreamMaxScratch* scratch,
-                   std::int64_t n, cudaStream_t stream) {
-  dispatch_dtype(t, [&]<class T>() { launch_typed<T, kStreaming>(s, reads, writes, max, scratch, n, stream); });
+void launch_hinted(DType t, const Streams& s, int reads, int writes, void* chunk_max, std::int64_t n, cudaStream_t stream) {
+  dispatch_dtype(t, [&]<class T>() { launch_typed<T, kStreaming>(s, reads, writes, chunk_max, n, stream); });
 }
 
 }  // namespace
 
-void launch_stream(DType dtype, const void* const* x, int reads, void* const* y, int writes, void* max,
-                   StreamMaxScratch* scratch, std::int64_t n, bool streaming, cudaStream_t stream) {
+void launch_stream(DType dtype, const void* const* x, int reads, void* const* y, int writes, void* chunk_max,
+                   std::int64_t n, bool streaming, cudaStream_t stream) {
   if (reads < 1 || reads > kStreamMaxReads || writes < 0 || writes > kStreamMaxWrites)
     throw std::invalid_argument("stream: " + std::to_string(reads) + " reads and " + std::to_string(writes) +
                                 " writes (1 to 3, 0 to 2)");
@@ -205,10 +214,9 @@ void launch_stream(DType dtype, const void* const* x, int reads, void* const* y,
     if (!aligned16(y[w])) throw std::invalid_argument("stream: outputs must be 16-byte aligned");
     s.y[w] = static_cast<uint4*>(y[w]);
   }
-  if (writes == 0 && (max == nullptr || scratch == nullptr))
-    throw std::invalid_argument("stream: the read-only stream needs its output and scratch");
-  if (streaming) launch_hinted<true>(dtype, s, reads, writes, max, scratch, n, stream);
-  else launch_hinted<false>(dtype, s, reads, writes, max, scratch, n, stream);
+  if (writes == 0 && chunk_max == nullptr) throw std::invalid_argument("stream: the read-only stream needs its output");
+  if (streaming) launch_hinted<true>(dtype, s, reads, writes, chunk_max, n, stream);
+  else launch_hinted<false>(dtype, s, reads, writes, chunk_max, n, stream);
 }
 
 void register_stream(Registry& r) {
@@ -223,12 +231,10 @@ void register_stream(Registry& r) {
                                void* y[kStreamMaxWrites] = {};
                                for (int i = 0; i < mix.reads; ++i) x[i] = a.inputs[i].data;
                                for (int i = 0; i < mix.writes; ++i) y[i] = a.outputs[i].data;
-                               void* max = mix.writes == 0 ? a.outputs[0].data : nullptr;
-                               launch_stream(a.c.dtype, x, mix.reads, y, mix.writes, max,
-                                             static_cast<StreamMaxScratch*>(a.workspace), a.c.shape.at(0), streaming,
+                               launch_stream(a.c.dtype, x, mix.reads, y, mix.writes,
+                                             mix.writes == 0 ? a.outputs[0].data : nullptr, a.c.shape.at(0), streaming,
                                              a.stream);
                              });
-    v.workspace_bytes = [](const Case& c) { return stream_mix(c).writes == 0 ? sizeof(StreamMaxScratch) : std::size_t{0}; };
     r.add_variant(std::move(v));
   }
 }

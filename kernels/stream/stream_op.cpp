@@ -1,7 +1,7 @@
 // stream: reads R streams of n elements and writes W (R = 1..3, W = 0..2): every y_j is
-// x_0 + ... + x_(R-1); with nothing to write, the single output is the largest input element
-// (order-free, so exact whatever the blocks' order). Bytes: (R + W) n elements (+ the one
-// largest value); no flops counted. The sweep's rooflines run it in float32.
+// x_0 + ... + x_(R-1); with nothing to write, the output is each 16 KiB chunk's largest input
+// element (exact, whatever the order). Bytes: (R + W) n elements (+ the chunks' maxima); no
+// flops counted. The sweep's rooflines run it in float32.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -18,7 +18,7 @@ TrafficMix stream_mix(const Case& c) {
 }
 
 Op make_stream_op() {
-  Op op = make_vector_op("stream", "reads R streams, writes W (their sum; with W = 0 their largest element): the same-traffic rooflines",
+  Op op = make_vector_op("stream", "reads R streams, writes W (their sum; with W = 0 each 16 KiB chunk's largest element): the same-traffic rooflines",
                          "kernels/stream/", {}, "y");
   op.params = {OpParam{"reads", 1, 1, kStreamMaxReads, "streams read (1 to 3)"},
                OpParam{"writes", 1, 0, kStreamMaxWrites, "streams written (0 to 2; 0 writes only the largest input)"}};
@@ -29,7 +29,10 @@ Op make_stream_op() {
   };
   op.outputs = [](const Case& c) {
     const TrafficMix mix = stream_mix(c);
-    if (mix.writes == 0) return std::vector<TensorDesc>{TensorDesc{"max", c.dtype, 1, 1, 1}};
+    if (mix.writes == 0) {
+      const std::int64_t chunks = stream_chunks(c.shape.at(0), dtype_size(c.dtype));
+      return std::vector<TensorDesc>{TensorDesc{"chunk_max", c.dtype, 1, chunks, chunks}};
+    }
     std::vector<TensorDesc> out;
     for (int w = 0; w < mix.writes; ++w) out.push_back(TensorDesc{"y" + std::to_string(w), c.dtype, 1, c.shape.at(0), c.shape.at(0)});
     return out;
@@ -38,9 +41,15 @@ Op make_stream_op() {
     const TrafficMix mix = stream_mix(c);
     const std::int64_t n = c.shape.at(0);
     if (mix.writes == 0) {
-      double top = -INFINITY;
-      for (const HostTensor& t : in) top = std::max(top, *std::max_element(t.values.begin(), t.values.end()));
-      return std::vector<HostTensor>{HostTensor{TensorDesc{"max", c.dtype, 1, 1, 1}, {top}}};
+      const std::int64_t per_chunk = kStreamChunkBytes / static_cast<std::int64_t>(dtype_size(c.dtype));
+      const std::int64_t chunks = stream_chunks(n, dtype_size(c.dtype));
+      std::vector<double> top(static_cast<std::size_t>(chunks), -INFINITY);
+      for (const HostTensor& t : in)
+        for (std::int64_t i = 0; i < n; ++i) {
+          double& m = top[static_cast<std::size_t>(i / per_chunk)];
+          m = std::max(m, t.values[static_cast<std::size_t>(i)]);
+        }
+      return std::vector<HostTensor>{HostTensor{TensorDesc{"chunk_max", c.dtype, 1, chunks, chunks}, std::move(top)}};
     }
     std::vector<double> sum(static_cast<std::size_t>(n), 0.0);
     parallel_pieces(n, kParallelGrain, [&](std::int64_t begin, std::int64_t end) {
@@ -66,7 +75,8 @@ Op make_stream_op() {
   op.bytes = [](const Case& c) {
     const TrafficMix mix = stream_mix(c);
     const double n = static_cast<double>(c.shape.at(0)), size = static_cast<double>(dtype_size(c.dtype));
-    return (mix.reads + mix.writes) * n * size + (mix.writes == 0 ? size : 0.0);
+    const double maxima = mix.writes == 0 ? static_cast<double>(stream_chunks(c.shape.at(0), dtype_size(c.dtype))) : 0.0;
+    return ((mix.reads + mix.writes) * n + maxima) * size;
   };
   op.traffic = stream_mix;
   return op;
