@@ -2,8 +2,10 @@
 """Plots of a `kbench run` (sweep) result: for each op, one panel per dtype, the rate of every
 variant against the case (GB/s for memory-bound ops, TFLOP/s for ops that count flops), one
 cache mode and timer at a time, with the ceilings drawn: the run's own best copy bandwidth (the
-copy roofline, same cache and timer) on GB/s panels, and on TFLOP/s panels the fastest baseline
-of each case (cuBLAS at its best, for GEMM). Records that failed their check are left out.
+copy roofline, same cache and timer) and each case's same-traffic roofline (the stream of its
+read:write mix at its bytes, where the record has one) on GB/s panels, and on TFLOP/s panels the
+fastest baseline of each case (cuBLAS at its best, for GEMM). Records that failed their check
+are left out, and so are the rooflines' own copy and stream records.
 Needs matplotlib (the GPU machine's image has it); without it, --csv writes the points as CSV.
 
     python3 scripts/plot_sweep.py results/sweep/sweep-....json --op gemm --variant auto --variant cublas_best \
@@ -32,10 +34,11 @@ def shape_label(shape, params):
 
 
 def points(result, cache, timer, ops=None, variants=None):
-    """(op, dtype, case label, variant, baseline, rate, unit) for every checked record."""
+    """(op, dtype, case label, variant, baseline, rate, unit, same-traffic GB/s or None) for every
+    checked record."""
     out = []
     for r in result["records"]:
-        if r["cache"] != cache or r["timer"] != timer or r["op"] == "copy":
+        if r["cache"] != cache or r["timer"] != timer or r["op"] in ("copy", "stream"):
             continue
         if (ops and r["op"] not in ops) or (variants and r["variant"] not in variants):
             continue
@@ -43,8 +46,9 @@ def points(result, cache, timer, ops=None, variants=None):
             continue
         flops = r.get("flops", 0) > 0
         rate = r.get("tflops") if flops else r.get("gbps")
+        roof = (r.get("roofline") or {}).get("gbps")
         out.append((r["op"], r["dtype"], shape_label(r["shape"], r.get("params")), r["variant"],
-                    bool(r.get("baseline")), rate, "TFLOP/s" if flops else "GB/s"))
+                    bool(r.get("baseline")), rate, "TFLOP/s" if flops else "GB/s", roof))
     return out
 
 
@@ -58,9 +62,9 @@ def copy_roofline(result, cache, timer):
 def write_csv(pts, out):
     with open(out, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["op", "dtype", "case", "variant", "baseline", "rate", "unit"])
+        w.writerow(["op", "dtype", "case", "variant", "baseline", "rate", "unit", "same_traffic_gbps"])
         for p in pts:
-            w.writerow(list(p[:4]) + [int(p[4]), p[5], p[6]])
+            w.writerow(list(p[:4]) + [int(p[4]), p[5], p[6], "" if p[7] is None else p[7]])
 
 
 def plot(pts, roof, cache, timer, out):
@@ -87,6 +91,10 @@ def plot(pts, roof, cache, timer, out):
                     label=variant + (" (baseline)" if baseline else ""))
         if unit == "GB/s" and roof > 0:
             ax.axhline(roof, color="black", linewidth=1.2, label=f"copy roofline {roof:.0f} GB/s")
+        same = [max((p[7] for p in mine if p[2] == c and p[7]), default=float("nan")) for c in cases]
+        if unit == "GB/s" and any(v == v for v in same):  # NaN where a case has none
+            ax.plot(range(len(cases)), same, color="black", marker="_", markersize=18, linestyle="none",
+                    label="same-traffic roofline")
         if unit == "TFLOP/s":
             best = [max((p[5] for p in mine if p[2] == c and p[4]), default=float("nan")) for c in cases]
             ax.plot(range(len(cases)), best, color="black", marker="_", markersize=18, linestyle="none",

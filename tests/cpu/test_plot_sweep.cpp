@@ -35,7 +35,7 @@ TEST(PlotSweep, CsvHasAPointPerCheckedRecord) {
   std::stringstream text;
   text << in.rdbuf();
   const std::string csv = text.str();
-  EXPECT_EQ(csv.rfind("op,dtype,case,variant,baseline,rate,unit\n", 0), 0u) << csv;
+  EXPECT_EQ(csv.rfind("op,dtype,case,variant,baseline,rate,unit,same_traffic_gbps\n", 0), 0u) << csv;
   EXPECT_NE(csv.find("gemm,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",TFLOP/s"), std::string::npos) << csv;
   EXPECT_NE(csv.find("softmax,"), std::string::npos) << csv;
