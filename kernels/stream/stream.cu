@@ -41,6 +41,18 @@ __device__ __forceinline__ void store(uint4* p, uint4 v) {
   else *p = v;
 }
 
+// A thread's round: v[u][r] = x_r[i + u step] for every u with i + u step < n_vec, all issued
+// before any is used.
+template <int R, bool kStreaming>
+__device__ __forceinline__ void load_round(uint4 (&v)[kUnroll][R], const Streams& s, std::int64_t i, std::int64_t step,
+                                           std::int64_t n_vec) {
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    if (i + u * step < n_vec)
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[u][r] = load<kStreaming>(s.x[r] + i + u * step);
+}
+
 // A 16-byte vector of T as floats (exact) and back (one rounding to T).
 template <class T>
 struct Lanes {
@@ -97,11 +109,7 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, std::int64_
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n_vec; i += kUnroll * stride) {
     uint4 v[kUnroll][R];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (i + u * stride < n_vec)
-#pragma unroll
-        for (int r = 0; r < R; ++r) v[u][r] = load<kStreaming>(s.x[r] + i + u * stride);
+    load_round<R, kStreaming>(v, s, i, stride, n_vec);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       if (i + u * stride >= n_vec) continue;
@@ -135,11 +143,7 @@ __global__ void __launch_bounds__(kThreads) stream_max_kernel(Streams s, T* __re
   for (std::int64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
     const std::int64_t base = c * kPerChunk + threadIdx.x;
     uint4 v[kUnroll][R];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (base + u * kThreads < n_vec)
-#pragma unroll
-        for (int r = 0; r < R; ++r) v[u][r] = load<kStreaming>(s.x[r] + base + u * kThreads);
+    load_round<R, kStreaming>(v, s, base, kThreads, n_vec);
     float m = -INFINITY;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
