@@ -102,7 +102,7 @@ __device__ __forceinline__ uint4 combine(const uint4 (&v)[R]) {
 // them, done by the first threads. kUnroll vectors of each input a thread per round, all loaded
 // before the first use, the last round's past n_vec skipped: a thread never waits on one load at
 // a time. (A remainder loop of single loads, the first version, left the read-only stream at 2835
-// GB/s at 32 MiB, where row_sum read as much at 3719: archive/sweep/sweep-20261202T181504Z-70e0a0.json,
+// GB/s at 32 MiB, where row_sum read as much at 3719: archive/sweep/sweep-20261202T181504Z-70e0a0.json.gz,
 // cupti.)
 template <class T, int R, int W, bool kStreaming>
 __global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, std::int64_t n_vec, int tail) {
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(Streams s, std::int64_
 // kUnroll vectors, every load of it issued at once), reduces it through shuffles and shared
 // memory and writes chunks_max[c]; then chunk c + gridDim.x. No grid-wide step (a first version
 // folded one maximum for the whole grid through atomics on one address and a last-block count,
-// and read 32 MiB at 3040 GB/s where row_sum reached 3719: archive/sweep/sweep-20261202T182122Z-bda4f9.json).
+// and read 32 MiB at 3040 GB/s where row_sum reached 3719: archive/sweep/sweep-20261202T182122Z-bda4f9.json.gz).
 template <class T, int R, bool kStreaming>
 __global__ void __launch_bounds__(kThreads) stream_max_kernel(Streams s, T* __restrict__ chunk_max, std::int64_t n_vec,
                                                               int tail, std::int64_t chunks) {
