@@ -56,6 +56,10 @@ struct Prepared {
   std::vector<const Launchable*> passed;
   std::vector<CheckInfo> checks;          // parallel to passed
   std::vector<DeviceBuffer> workspaces;   // parallel to passed
+  // Cold graph timing: each passed variant's workspace for each rotation set ([k][set - 1]; the
+  // primary set keeps `workspaces`), so that a launch on a fresh set meets no workspace the last
+  // launch left in L2 either (split-K partials, dw partials, B^T).
+  std::vector<std::vector<DeviceBuffer>> rotation_workspaces;
 };
 
 // Each case gets its own input stream, so a case's inputs do not depend on what came before.
@@ -112,20 +116,29 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
   return out;
 }
 
-std::unique_ptr<Timer> build_timer(const Prepared& p, std::size_t k, const std::string& cache,
-                                   const std::string& timer, const L2Flusher& flusher, cudaStream_t stream) {
+std::unique_ptr<Timer> build_timer(Prepared& p, std::size_t k, const std::string& cache, const std::string& timer,
+                                   const L2Flusher& flusher, cudaStream_t stream) {
   const Case* c = &p.mc->c;
   const Launchable* v = p.passed[k];
-  void* workspace = p.workspaces[k].get();
-  const SetLauncher launch = [c, v, workspace](const DeviceSet& set, cudaStream_t s) {
+  const bool cold = cache == "cold";
+  std::vector<const DeviceSet*> sets{&p.data.primary};
+  std::vector<void*> workspaces{p.workspaces[k].get()};  // parallel to sets
+  if (cold && timer == "graph" && !p.data.rotation.empty()) {
+    if (p.rotation_workspaces.size() < p.passed.size()) p.rotation_workspaces.resize(p.passed.size());
+    std::vector<DeviceBuffer>& mine = p.rotation_workspaces[k];
+    for (std::size_t r = 0; r < p.data.rotation.size(); ++r) {
+      if (mine.size() <= r) mine.push_back(DeviceBuffer::zeroed(p.workspaces[k].size()));
+      sets.push_back(&p.data.rotation[r]);
+      workspaces.push_back(mine[r].get());
+    }
+  }
+  const SetLauncher launch = [c, v, sets, workspaces](const DeviceSet& set, cudaStream_t s) {
+    const auto at = std::find(sets.begin(), sets.end(), &set);
+    void* const workspace = at == sets.end() ? workspaces.front() : workspaces[static_cast<std::size_t>(at - sets.begin())];
     v->launch(LaunchArgs{*c, set.input_views, set.output_views, workspace, s});
   };
-  const bool cold = cache == "cold";
   if (timer == "events") return make_event_timer(launch, p.data.primary, cold ? &flusher : nullptr, stream);
   if (timer == "cupti") return make_cupti_timer(launch, p.data.primary, cold ? &flusher : nullptr, stream);
-  std::vector<const DeviceSet*> sets{&p.data.primary};
-  if (cold)
-    for (const auto& r : p.data.rotation) sets.push_back(&r);
   const int count = graph_launch_count(estimate_launch_us(launch, p.data.primary, stream), static_cast<int>(sets.size()));
   return make_graph_timer(launch, sets, count, cold, stream);
 }

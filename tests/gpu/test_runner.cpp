@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "gpu_test.hpp"
 #include "harness/runner.hpp"
@@ -48,6 +49,38 @@ TEST(Runner, RunsAnExperimentOfItsOwn) {
   };
   EXPECT_TRUE(has("kernels/copy/"));
   EXPECT_FALSE(has("experiments/"));
+}
+
+// In cold graph timing every rotation set gets its own workspace (a launch on a fresh set must
+// not find the last launch's scratch in L2); the launcher below is copy's vec16 that notes the
+// workspace each launch was handed (the graph's capture calls it once per launch it records).
+TEST(Runner, ColdGraphTimingGivesEachRotationSetItsOwnWorkspace) {
+  KB_REQUIRE_GPU();
+  const Op& copy = registry().op("copy");
+  static std::set<void*> seen;
+  seen.clear();
+  Launchable noting = registry().variant("copy", "vec16");
+  noting.name = "vec16_noting_its_workspace";
+  noting.workspace_bytes = [](const Case&) { return std::size_t{256}; };
+  const auto inner = noting.launch;
+  noting.launch = [inner](const LaunchArgs& a) {
+    seen.insert(a.workspace);
+    inner(a);
+  };
+  Experiment e;
+  e.name = "workspaces";
+  e.sources = {"tests/gpu/test_runner"};
+  e.how.caches = {"cold"};
+  e.how.timers = {"graph"};
+  e.how.visits = 1;
+  e.how.samples = 1;
+  e.cases = {MeasuredCase{&copy, Case{"copy", DType::f32, {1 << 20}}, {&noting}, {}}};  // 8 MiB a set
+  const Result r = run_experiment(e, {"test"});
+  ASSERT_EQ(r.records.size(), 1u);
+  EXPECT_TRUE(r.records[0].check.passed);
+  // The check's workspace and the primary set's, then one per rotation set: 8 MiB sets rotate
+  // through 3x the L2 (60 MiB on an H200: 22 sets), one set with no rotation would see 2.
+  EXPECT_GT(seen.size(), 8u);
 }
 
 }  // namespace
