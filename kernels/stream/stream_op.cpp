@@ -21,7 +21,7 @@ Op make_stream_op() {
   Op op = make_vector_op("stream", "reads R streams, writes W (their sum; with W = 0 each 16 KiB chunk's largest element): the same-traffic rooflines",
                          "kernels/stream/", {}, "y");
   op.params = {OpParam{"reads", 1, 1, kStreamMaxReads, "streams read (1 to 3)"},
-               OpParam{"writes", 1, 0, kStreamMaxWrites, "streams written (0 to 2; 0 writes only the largest input)"}};
+               OpParam{"writes", 1, 0, kStreamMaxWrites, "streams written (0 to 2; 0: only each 16 KiB chunk's largest element)"}};
   op.inputs = [](const Case& c) {
     std::vector<TensorDesc> in;
     for (int r = 0; r < stream_mix(c).reads; ++r) in.push_back(TensorDesc{"x" + std::to_string(r), c.dtype, 1, c.shape.at(0), c.shape.at(0)});
