@@ -50,6 +50,32 @@ TEST(PlotSweep, CsvHasAPointPerCheckedRecord) {
   fs::remove_all(dir);
 }
 
+// A record's same-traffic roofline goes into the CSV (and the plot) as its case's ceiling; the
+// stream records that measured it are not points of their own.
+TEST(PlotSweep, SameTrafficRooflineIsACeilingNotAPoint) {
+  if (!have_python3()) GTEST_SKIP() << "python3 not on PATH";
+  const auto dir = fresh_temp_dir();
+  const auto result = dir / "sweep.json";
+  std::ofstream(result) << R"({"experiment": "sweep", "records": [
+    {"op": "softmax_backward", "variant": "auto", "baseline": false, "dtype": "float32", "shape": [4096, 4096],
+     "cache": "cold", "timer": "cupti", "median_us": 45.0, "gbps": 4473.9, "flops": 0, "check": {"passed": true},
+     "roofline": {"mix": "2:1", "elements": 16777216, "variant": "vec16", "gbps": 4437.5, "fraction": 1.008}},
+    {"op": "stream", "variant": "vec16", "baseline": false, "dtype": "float32", "shape": [16777216],
+     "params": {"reads": 2, "writes": 1}, "cache": "cold", "timer": "cupti", "median_us": 45.4, "gbps": 4437.5,
+     "flops": 0, "check": {"passed": true}}]})";
+  const auto out = dir / "points.csv";
+  const CommandResult r = run_command("python3 " + shell_quoted(kScript) + " " + shell_quoted(result) +
+                                      " --timer cupti --csv " + shell_quoted(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string csv = text.str();
+  EXPECT_NE(csv.find("softmax_backward,float32,4096x4096,auto,0,4473.9,GB/s,4437.5\n"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("\nstream,"), std::string::npos) << csv;
+  fs::remove_all(dir);
+}
+
 TEST(PlotSweep, RefusesAResultThatIsNotASweep) {
   if (!have_python3()) GTEST_SKIP() << "python3 not on PATH";
   const auto dir = fresh_temp_dir();
