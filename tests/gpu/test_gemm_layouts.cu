@@ -217,8 +217,17 @@ TEST(GemmGpu, WgmmaTf32TransposesBThroughItsStride) {
         launch_wgmma_tf32(i, ta, tb, tc, nullptr, workspace.get(), bytes);
         return cudaGetLastError();
       });
-      const DeviceTensor t{workspace.get(), DType::f32, 8, 8, 8};
-      EXPECT_THROW(launch_wgmma_tf32(i, t, t, t, nullptr, workspace.get(), 16), std::invalid_argument);
+      // Three separate 8 x 8 operands (one tensor as all three would be refused for C overlapping A
+      // before the workspace is looked at), and 16 bytes where B^T needs 256.
+      DeviceBuffer small(3 * 256);
+      auto* const base = static_cast<char*>(small.get());
+      const DeviceTensor sa{base, DType::f32, 8, 8, 8}, sb{base + 256, DType::f32, 8, 8, 8}, sc{base + 512, DType::f32, 8, 8, 8};
+      try {
+        launch_wgmma_tf32(i, sa, sb, sc, nullptr, workspace.get(), 16);
+        ADD_FAILURE() << what << ": ran with 16 bytes of workspace";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("workspace for B^T"), std::string::npos) << e.what();
+      }
     }
 }
 
