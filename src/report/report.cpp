@@ -329,7 +329,8 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
          "same visits of one run, [lo-hi, c%] is the order-statistic interval of the per-visit "
          "ratios with its exact coverage (75% at 3 visits, 93.75% at 5). \"fastest\" counts the "
          "baselines too. \"best / copy\" is the best variant's fraction of the copy "
-         "bandwidth measured in the same run. \"" +
+         "bandwidth measured in the same run; \"best / same traffic\" its fraction of a stream "
+         "kernel of the op's own read:write mix (\"2:1\") moving the same bytes in the same run. \"" +
          std::string(kMissing) + "\": not measured.\n\n";
 
   out += table_row({"file", "experiment", "tool", "started", "finished", "git", "records"});
