@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cpu/run_command.hpp"
@@ -31,10 +30,7 @@ TEST(PlotSweep, CsvHasAPointPerCheckedRecord) {
                                       shell_quoted(kFixtures / "kbench_h200.json") +
                                       " --cache cold --timer events --csv " + shell_quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(out);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string csv = text.str();
+  const std::string csv = read_file(out);
   EXPECT_EQ(csv.rfind("op,dtype,case,variant,baseline,rate,unit,same_traffic_gbps\n", 0), 0u) << csv;
   EXPECT_NE(csv.find("gemm,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",TFLOP/s"), std::string::npos) << csv;
@@ -67,10 +63,7 @@ TEST(PlotSweep, SameTrafficRooflineIsACeilingNotAPoint) {
   const CommandResult r = run_command("python3 " + shell_quoted(kScript) + " " + shell_quoted(result) +
                                       " --timer cupti --csv " + shell_quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(out);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string csv = text.str();
+  const std::string csv = read_file(out);
   EXPECT_NE(csv.find("softmax_backward,float32,4096x4096,auto,0,4473.9,GB/s,4437.5\n"), std::string::npos) << csv;
   EXPECT_EQ(csv.find("\nstream,"), std::string::npos) << csv;
   fs::remove_all(dir);

@@ -42,14 +42,17 @@ TEST(StreamGpu, ReadOnlyStreamsWalkManyChunksABlock) {
   KB_REQUIRE_GPU();
   const Op& op = registry().op("stream");
   Rng rng(11);
+  int ran = 0;
   for (int reads = 1; reads <= kStreamMaxReads; ++reads) {
     const PreparedCase pc = prepare_case(op, stream_case((std::int64_t{1} << 23) + 5, reads, 0), rng);
     EXPECT_EQ(pc.output_desc.at(0).cols, 2049);
     for (const Variant* v : registry().variants("stream")) {
       const CheckInfo info = check_variant(pc, *v, nullptr);
       EXPECT_TRUE(info.passed) << case_label(pc.c) << " " << v->name << ": " << info.detail;
+      ++ran;
     }
   }
+  EXPECT_EQ(ran, 3 * 2);
 }
 
 // A stream that forgets the floats after the last whole vector: the check must fail it.
