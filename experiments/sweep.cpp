@@ -27,9 +27,8 @@ std::int64_t roofline_elements(double bytes, TrafficMix mix) {
 }
 
 // The same-traffic roofline of case c of op: the stream of its mix at its bytes; none where the
-// op has no mix, and for the stream itself and copy (the 1:1 roofline of copy_fraction).
+// op declares no mix.
 std::optional<Case> roofline_case(const Problem& op, const Case& c) {
-  if (op.name == "stream" || op.name == "copy") return std::nullopt;
   const TrafficMix mix = op.traffic(c);
   if (!mix.any()) return std::nullopt;
   const Op& stream = registry().op("stream");

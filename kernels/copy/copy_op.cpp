@@ -26,7 +26,6 @@ Op make_copy_op() {
   // A copy moves bits: anything but the exact input is wrong.
   op.tolerance = [](const Case&, std::size_t) { return Tolerance{0, 0, "a copy is exact"}; };
   op.bytes = [](const Case& c) { return 2.0 * c.shape.at(0) * dtype_size(c.dtype); };
-  op.traffic = [](const Case&) { return TrafficMix{1, 1}; };
   return op;
 }
 

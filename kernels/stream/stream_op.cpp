@@ -78,7 +78,6 @@ Op make_stream_op() {
     const double maxima = mix.writes == 0 ? static_cast<double>(stream_chunks(c.shape.at(0), dtype_size(c.dtype))) : 0.0;
     return ((mix.reads + mix.writes) * n + maxima) * size;
   };
-  op.traffic = stream_mix;
   return op;
 }
 

@@ -107,7 +107,8 @@ struct Tolerance {
 // How many full-size streams an op reads and writes (softmax_backward reads y and dy and writes
 // dx: 2:1; row_sum reads x and writes a column: 1:0), for its same-traffic roofline: a stream
 // kernel of that mix moving the same bytes (kernels/stream/, experiments/sweep.cpp). 0:0 where no
-// stream kernel stands for it (compute-bound, or a composition of several kernels).
+// stream kernel stands for it (compute-bound, or a composition of several kernels) and for the
+// rooflines themselves (copy, the 1:1 roofline of copy_fraction, and stream).
 struct TrafficMix {
   int reads = 0, writes = 0;
   bool any() const { return reads > 0; }
