@@ -835,10 +835,15 @@ ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::
     auto it = known.find(key);
     if (it == known.end()) {
       // Past 48 KiB a kernel needs its limit raised before it can launch (or count as resident):
-      // to the device's most, once, so that a case of any width finds it raised.
-      if (shared > kDefaultSharedBytes)
-        KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device)));
+      // to the device's most beside its static shared memory, once, so that a case of any width
+      // finds it raised (the whole opt-in limit is refused: it counts the static part too).
+      if (shared > kDefaultSharedBytes) {
+        cudaFuncAttributes attributes{};
+        KB_CUDA(cudaFuncGetAttributes(&attributes, kernel));
+        const int most = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device) -
+                         static_cast<int>(attributes.sharedSizeBytes);
+        KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+      }
       KB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, kernel, threads, shared));
       if (device_attribute(cudaDevAttrClusterLaunch, device) != 0) {  // 0: the unclustered grid serves
         if (cluster > 8) KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
