@@ -1,15 +1,12 @@
-// Hopper's asynchronous machinery as inline PTX, for the wgmma GEMM (gemm_wgmma.cuh): the
-// mbarriers of async_copy.cuh, cluster barriers, TMA tile loads (cp.async.bulk.tensor) completing
-// on an mbarrier, wgmma's shared-memory matrix descriptors and its fence/commit/wait, and
-// setmaxnreg.
+// Hopper's asynchronous machinery as inline PTX, for the wgmma GEMM (gemm_wgmma.cuh): mbarriers
+// (transaction counts and phase parity), TMA tile loads (cp.async.bulk.tensor) completing on an
+// mbarrier, wgmma's shared-memory matrix descriptors and its fence/commit/wait, and setmaxnreg.
 // sm_90a only: callers compile these under KBENCH_HOPPER_DEVICE_CODE.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
-
-#include "kernels/common/async_copy.cuh"
 
 // Device code of the sm_90a target (wgmma and setmaxnreg exist only there); elsewhere the
 // kernels compile to a trap and the host never launches them (hopper_gemm_problem says why).
@@ -19,14 +16,25 @@
 
 namespace kbench::gemm::hopper {
 
-using async::fence_barrier_init;
-using async::mbar_arrive;
-using async::mbar_arrive_expect_tx;
-using async::mbar_init;
-using async::mbar_wait;
-using async::smem_addr;
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
 
-// --- clusters ---
+// --- mbarriers (8 bytes of shared memory each) ---
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// Makes the initialisations visible to the async proxy (TMA) before any copy completes on them.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` of transactions still to come in this phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
 // One arrival on the mbarrier at the same offset in CTA `cta` of the cluster (this one included).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint32_t cta) {
   std::uint32_t remote = 0;
@@ -41,6 +49,21 @@ __device__ __forceinline__ std::uint32_t cluster_rank() {
 }
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// Returns once the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
 }
 
 // --- TMA ---

@@ -30,7 +30,6 @@
 #include <tuple>
 
 #include "core/errors.hpp"
-#include "kernels/common/async_copy.cuh"
 #include "kernels/common/grid.hpp"
 #include "kernels/common/launch_ex.cuh"
 #include "kernels/rows/row_contract.hpp"
@@ -186,7 +185,7 @@ __device__ __forceinline__ void add_dw(float* dw, int v, int nvec, int width, co
 
 // The resident kernel's dw partials. A block first folds its slots into slot 0 (column by
 // column, slots in order). Unclustered, it writes that as its partial row. In a cluster of
-// Cluster blocks (sm_90), rank q then sums columns slice q of every block's fold, ranks in
+// kDwCluster blocks (sm_90), rank q then sums columns slice q of every block's fold, ranks in
 // order, through distributed shared memory, and writes the cluster's partial row: 8 times fewer
 // partials for the finalize kernel to read (660 rows of 4096 floats at float16 4096x4096, written
 // and read back, and the finalize took 6.2 of that case's 45.8 us in ncu; with the fold, 616
@@ -194,17 +193,17 @@ __device__ __forceinline__ void add_dw(float* dw, int v, int nvec, int width, co
 // rest). Both orders are fixed, so dw's bits still repeat from run to run.
 constexpr int kDwCluster = 8;
 
-template <class T, bool Aligned, int Cluster = kDwCluster>
+template <class T, bool Aligned>
 __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_block, int width, int nvec,
                                                  float* partial) {
   __syncthreads();
-  bool clustered = false;  // the host launches clusters of Cluster blocks or none
+  bool clustered = false;  // the host launches clusters of kDwCluster blocks or none
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
-  clustered = cluster.num_blocks() == static_cast<unsigned>(Cluster);
+  clustered = cluster.num_blocks() == kDwCluster;
 #endif
-  float* out = partial + static_cast<std::int64_t>(clustered ? blockIdx.x / Cluster : blockIdx.x) * width;
+  float* out = partial + static_cast<std::int64_t>(clustered ? blockIdx.x / kDwCluster : blockIdx.x) * width;
   for (int c = threadIdx.x; c < width; c += blockDim.x) {
     const int at = dw_index<T, Aligned>(c, nvec);
     float s = dw_slots[at];
@@ -215,16 +214,16 @@ __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_b
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (!clustered) return;
   cluster.sync();  // every block's fold is done (and visible: release/acquire)
-  const int slice = (width + Cluster - 1) / Cluster;
+  const int slice = (width + kDwCluster - 1) / kDwCluster;
   const int begin = static_cast<int>(cluster.block_rank()) * slice, end = min(width, begin + slice);
   for (int c = begin + threadIdx.x; c < end; c += blockDim.x) {
     const int at = dw_index<T, Aligned>(c, nvec);
-    float v[Cluster];  // every remote load issued before the adds
+    float v[kDwCluster];  // every remote load issued before the adds
 #pragma unroll
-    for (int q = 0; q < Cluster; ++q) v[q] = cluster.map_shared_rank(dw_slots, q)[at];
+    for (int q = 0; q < kDwCluster; ++q) v[q] = cluster.map_shared_rank(dw_slots, q)[at];
     float s = v[0];
 #pragma unroll
-    for (int q = 1; q < Cluster; ++q) s += v[q];
+    for (int q = 1; q < kDwCluster; ++q) s += v[q];
     out[c] = s;
   }
   cluster.sync();  // no block leaves while another still reads its shared memory
@@ -322,129 +321,6 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     }
   }
   if constexpr (WithDw) write_dw_partial<T, Aligned>(dw_slots, rows_per_block, width, nvec, partial);
-}
-
-// ---- streamed: the resident kernel with its rows arriving through a ring of stages ----------
-
-// The resident kernel above loads a row group, reduces it, then writes dx: while it reduces and
-// writes, its SM has in flight only what its other blocks happen to be loading, and at float16
-// 4096x4096 it ran at 57% of DRAM throughput, 5 blocks of 128 threads an SM, registers bound
-// (Nsight Compute, docs/records/2026-12-01-session8/session-2.log). Here warp 0 loads each row
-// group's h, dy (and dh) with bulk copies (cp.async.bulk: no registers held while they fly) into
-// a ring of `stages` stages in shared memory, up to kStreamStages groups ahead of the one being
-// computed, so that an SM's loads stay in flight through the reductions. Each thread takes its
-// columns of the stage into registers, as the resident kernel takes them from memory, before
-// the barrier that lets warp 0 refill the stage. sm_90 and whole aligned rows only (bulk copies
-// move 16-byte units from 16-byte boundaries): streamed_problem says where it cannot run.
-constexpr int kStreamStages = 3;
-// With one or two blocks an SM, clusters of 8 left whole SMs of a GPC without a cluster; pairs
-// fit every TPC, and the finalize then reads one partial row per two blocks.
-constexpr int kStreamCluster = 2;
-
-template <class T, int K, bool WithDh, bool WithDw>
-__global__ void __launch_bounds__(kRules.max_threads(K), 1)
-    rmsnorm_bwd_streamed_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
-                                int stages) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using namespace async;
-  extern __shared__ __align__(128) unsigned char smem[];  // dw slots (when WithDw), then the stages
-  __shared__ float2 scratch[32];
-  __shared__ alignas(8) std::uint64_t full[kStreamStages];  // stage s holds its group's rows
-  if constexpr (WithDw) trigger_next_grid();
-  constexpr int kTensors = WithDh ? 3 : 2;  // h, dy, dh: row r of tensor j at (j rows_per_block + r) row_bytes
-  const int shift = __ffs(lanes) - 1;
-  const int rows_per_block = blockDim.x >> shift, slot = threadIdx.x >> shift, lane = threadIdx.x & (lanes - 1);
-  const int nvec = width / kVec<T>;
-  const std::uint32_t row_bytes = static_cast<std::uint32_t>(width) * sizeof(T);
-  const std::uint32_t stage_bytes = kTensors * rows_per_block * row_bytes;
-  float* dw_slots = reinterpret_cast<float*>(smem);
-  unsigned char* ring = smem + (WithDw ? static_cast<std::size_t>(rows_per_block) * width * sizeof(float) : 0);
-  // Warp 0 only: the rows base.. of every tensor into stage s, each row one bulk copy by a lane.
-  const auto load_group = [&](int s, std::int64_t base) {
-    const int n = static_cast<int>(min(static_cast<std::int64_t>(rows_per_block), rows - base));
-    const std::uint32_t bar = smem_addr(&full[s]);
-    if (threadIdx.x == 0) mbar_arrive_expect_tx(bar, kTensors * n * row_bytes);  // the phase's one arrival
-    for (int c = static_cast<int>(threadIdx.x); c < kTensors * n; c += 32) {
-      const int j = c / n, r = c % n;  // selected, not indexed: an indexed array went to the stack
-      const void* tensor = j == 0 ? t.h : j == 1 ? t.dy : t.dh;
-      const std::int64_t stride = j == 0 ? t.h_stride : j == 1 ? t.dy_stride : t.dh_stride;
-      const T* src = static_cast<const T*>(tensor) + row_offset(base + r, stride);
-      bulk_load(smem_addr(ring + s * stage_bytes + (j * rows_per_block + r) * row_bytes), src, row_bytes, bar);
-    }
-  };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) mbar_init(smem_addr(&full[s]), 1);
-    fence_barrier_init();
-  }
-  __syncthreads();
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_per_block;
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * rows_per_block;
-  if (threadIdx.x < 32)
-    for (int s = 0; s < stages && first + s * step < rows; ++s) load_group(s, first + s * step);
-  if constexpr (WithDw)
-    for (int c = threadIdx.x; c < rows_per_block * width; c += blockDim.x) dw_slots[c] = 0.0f;
-  __syncthreads();  // the zeroing strides over every thread's columns
-
-  const T* w = static_cast<const T*>(t.w);
-  float* dw = dw_slots + slot * width;
-  int i = 0;
-  for (std::int64_t base = first; base < rows; base += step, ++i) {
-    const int s = i % stages;
-    mbar_wait(smem_addr(&full[s]), static_cast<std::uint32_t>(i / stages) & 1u);
-    const std::int64_t row = base + slot;
-    const bool active = row < rows;  // the rows past the end were not loaded
-    const auto* stage = reinterpret_cast<const uint4*>(ring + s * stage_bytes);
-    const auto column = [&](int j, int v) { return stage[(j * rows_per_block + slot) * nvec + v]; };
-    uint4 hv[K], dyv[K], dhv[WithDh ? K : 1];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int v = lane + k * lanes;
-      const bool in = active && v < nvec;
-      hv[k] = in ? column(0, v) : make_uint4(0, 0, 0, 0);
-      dyv[k] = in ? column(1, v) : make_uint4(0, 0, 0, 0);
-      if constexpr (WithDh) dhv[k] = in ? column(2, v) : make_uint4(0, 0, 0, 0);
-    }
-    float ss = 0.0f, sg = 0.0f;
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int v = lane + k * lanes;
-      const uint4 wv = v < nvec ? load16<T, Cache::normal>(w + v * kVec<T>, true) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-      for (int j = 0; j < kVec<T>; ++j) {
-        const float h = elem<T>(hv[k], j);
-        ss = fmaf(h, h, ss);
-        sg = fmaf(elem<T>(dyv[k], j) * elem<T>(wv, j), h, sg);
-      }
-    }
-    const float2 sums = row_reduce_sums(make_float2(ss, sg), lanes, scratch);
-    const float rstd = inverse_rms(sums.x, width, eps);
-    const float coef = rstd * rstd * rstd * sums.y / static_cast<float>(width);
-    __syncthreads();  // the stage is in every thread's registers: warp 0 may refill it
-    if (threadIdx.x < 32 && base + stages * step < rows) load_group(s, base + stages * step);
-    if (!active) continue;
-
-    T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int v = lane + k * lanes;
-      if (v >= nvec) continue;
-      const uint4 wv = load16<T, Cache::normal>(w + v * kVec<T>, true);
-      Vec16<T> o;
-      float dyh[kVec<T>];
-#pragma unroll
-      for (int j = 0; j < kVec<T>; ++j) {
-        const float h = elem<T>(hv[k], j), dy = elem<T>(dyv[k], j);
-        o.v[j] = from_float<T>(grad(h, dy * elem<T>(wv, j), WithDh ? elem<T>(dhv[k], j) : 0.0f, rstd, coef));
-        dyh[j] = dy * h;
-      }
-      __stcs(reinterpret_cast<uint4*>(dxr + v * kVec<T>), o.u);
-      if constexpr (WithDw) add_dw<T, true>(dw, v, nvec, width, dyh, rstd);
-    }
-  }
-  if constexpr (WithDw) write_dw_partial<T, true, kStreamCluster>(dw_slots, rows_per_block, width, nvec, partial);
-#else
-  __trap();  // never launched below sm_90 (streamed_problem)
-#endif
 }
 
 // ---- looped and split: row sums, then column tiles over row groups --------------------------
@@ -816,8 +692,6 @@ struct ResidentGrid {
   unsigned cluster;  // 1: no cluster launch
 };
 
-constexpr std::size_t kDefaultSharedBytes = 48 << 10;  // dynamic shared memory without opting in
-
 template <class Kernel>
 ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::int64_t row_groups, bool fold,
                            unsigned cluster = kDwCluster) {
@@ -834,16 +708,6 @@ ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::
     const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), threads, shared, cluster, device);
     auto it = known.find(key);
     if (it == known.end()) {
-      // Past 48 KiB a kernel needs its limit raised before it can launch (or count as resident):
-      // to the device's most beside its static shared memory, once, so that a case of any width
-      // finds it raised (the whole opt-in limit is refused: it counts the static part too).
-      if (shared > kDefaultSharedBytes) {
-        cudaFuncAttributes attributes{};
-        KB_CUDA(cudaFuncGetAttributes(&attributes, kernel));
-        const int most = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device) -
-                         static_cast<int>(attributes.sharedSizeBytes);
-        KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-      }
       KB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, kernel, threads, shared));
       if (device_attribute(cudaDevAttrClusterLaunch, device) != 0) {  // 0: the unclustered grid serves
         if (cluster > 8) KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
@@ -940,77 +804,6 @@ ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned)
   }
 }
 
-// The streamed kernel for T, K and the case's flags, with its ring's stages (0: it cannot run).
-struct StreamedLaunch {
-  void (*kernel)(Tensors, std::int64_t, int, int, float, float*, int) = nullptr;
-  ResidentGrid grid{};
-  std::size_t shared = 0;
-  int stages = 0;
-};
-
-template <class T, int K>
-auto streamed_kernel(bool dh, bool dw) {
-  return dh ? (dw ? rmsnorm_bwd_streamed_kernel<T, K, true, true> : rmsnorm_bwd_streamed_kernel<T, K, true, false>)
-            : (dw ? rmsnorm_bwd_streamed_kernel<T, K, false, true> : rmsnorm_bwd_streamed_kernel<T, K, false, false>);
-}
-
-// Static shared memory beside the dynamic: the reduction's scratch and the ring's mbarriers.
-constexpr std::size_t kStreamStaticBytes = 32 * sizeof(float2) + kStreamStages * sizeof(std::uint64_t);
-
-// dw's slots (a row of floats per row slot, when dw is computed) and `stages` stages of a row
-// group of h, dy (and dh) each.
-std::size_t streamed_shared_bytes(const RowPlan& plan, const Case& c, int stages) {
-  const std::size_t rows_per_block = static_cast<std::size_t>(plan.threads / plan.lanes);
-  const std::size_t width = static_cast<std::size_t>(cols_of(c)), tensors = has_dh(c) ? 3 : 2;
-  return (with_dw(c) ? rows_per_block * width * sizeof(float) : 0) +
-         static_cast<std::size_t>(stages) * tensors * rows_per_block * width * dtype_size(c.dtype);
-}
-
-// The most stages, up to kStreamStages, that fit one block's shared memory; fewer than two
-// leave nothing to overlap, and the kernel does not run (0).
-int streamed_stages(const RowPlan& plan, const Case& c) {
-  const auto limit = static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  for (int stages = kStreamStages; stages >= 2; --stages)
-    if (streamed_shared_bytes(plan, c, stages) + kStreamStaticBytes <= limit) return stages;
-  return 0;
-}
-
-// Where the streamed kernel cannot run the case, why; empty where it can. It needs bulk copies
-// (sm_90), the resident plan, rows of whole 16-byte vectors on 16-byte boundaries (cudaMalloc's
-// bases are; the case's width and row stride decide the rest) and two stages at least.
-std::string streamed_problem(const Case& c) {
-  if (std::string why = row_case_problem(c); !why.empty()) return why;
-  int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "no CUDA device";
-  }
-  if (major < 9) return "bulk copies (cp.async.bulk) need sm_90";
-  if (std::string why = plan_unsupported(Forced::resident_any, cols_of(c), c.dtype, kRules); !why.empty()) return why;
-  const auto vec = static_cast<std::int64_t>(16 / dtype_size(c.dtype));
-  if (cols_of(c) % vec != 0 || c.row_stride % vec != 0) return "rows are not whole 16-byte vectors";
-  if (rows_of(c) > 0 && streamed_stages(plan_for(c, kRules, Forced::resident_any), c) == 0)
-    return "two stages of rows beside dw's slots do not fit one block's shared memory";
-  return {};
-}
-
-template <class T, int K>
-StreamedLaunch streamed_launch(const RowPlan& plan, const Case& c) {
-  if constexpr (K == 8 && sizeof(T) == 2) {  // as resident_launch
-    throw std::logic_error(c.op + ": no 16-bit 8-vector resident kernel");
-  } else {
-    StreamedLaunch l;
-    l.stages = streamed_stages(plan, c);
-    if (l.stages == 0) throw std::invalid_argument(c.op + " streamed: " + streamed_problem(c));
-    l.kernel = streamed_kernel<T, K>(has_dh(c), with_dw(c));
-    l.shared = streamed_shared_bytes(plan, c, l.stages);
-    const std::int64_t groups = (rows_of(c) + plan.threads / plan.lanes - 1) / (plan.threads / plan.lanes);
-    l.grid = resident_grid(l.kernel, plan.threads, l.shared, groups, with_dw(c), kStreamCluster);
-    return l;
-  }
-}
-
 // The workspace: the dw partials (resident: a row per block; looped and split: a row per row
 // group) and the looped and split plans' row sums.
 std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&) {
@@ -1036,17 +829,6 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
   return bytes;
 }
 
-// The streamed variant's workspace: a partial row of dw per block (per cluster, when clustered).
-std::size_t streamed_workspace_bytes(const Case& c) {
-  if (!with_dw(c) || !streamed_problem(c).empty() || rows_of(c) == 0) return 0;
-  const RowPlan plan = plan_for(c, kRules, Forced::resident_any);
-  std::size_t blocks = 0;
-  dispatch_dtype(c.dtype, [&]<class T>() {
-    dispatch_resident(c.op, kRules, plan, [&]<int K>() { blocks = streamed_launch<T, K>(plan, c).grid.blocks; });
-  });
-  return blocks * static_cast<std::size_t>(cols_of(c)) * sizeof(float);
-}
-
 // Launched to overlap the kernel that writes the partials (it waits for them inside), so that
 // its launch and first blocks are not a gap after that kernel ends.
 template <class T>
@@ -1070,14 +852,12 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
-  bool clusters = true;   // false: the split plan runs its two-pass kernels wherever it runs
-  bool streamed = false;  // true: the resident plan runs the streamed kernel (the `streamed` variant)
+  bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
 
   template <class T, int K>
   void resident() const {
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    if (streamed) return resident_streamed<T, K>(t, aligned);
     const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned);
     auto* partial = static_cast<float*>(a.workspace);
     if (with_dw(a.c) && partial == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
@@ -1086,17 +866,6 @@ struct RmsnormBackwardKernels : PlanLaunch {
                             .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster};
     KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial));
     if (with_dw(a.c)) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
-  }
-  template <class T, int K>
-  void resident_streamed(const Tensors& t, bool aligned) const {
-    if (!aligned) throw std::invalid_argument(a.c.op + " streamed: rows are not whole aligned 16-byte vectors");
-    const StreamedLaunch l = streamed_launch<T, K>(plan, a.c);
-    auto* partial = static_cast<float*>(a.workspace);
-    if (with_dw(a.c) && partial == nullptr) throw std::invalid_argument(a.c.op + " streamed: no workspace");
-    const LaunchShape shape{.grid = dim3(l.grid.blocks), .block = dim3(static_cast<unsigned>(plan.threads)),
-                            .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster};
-    KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, static_cast<int>(g.width), plan.lanes, eps, partial, l.stages));
-    if (with_dw(a.c)) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);
   }
   template <class T>
   void looped() const {
@@ -1158,15 +927,6 @@ void launch_two_pass_split(const LaunchArgs& a) {
   if (g.rows == 0 || g.width == 0) return;
   const RowPlan plan = plan_for(a.c, kRules, Forced::split);
   launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), false});
-}
-
-// The resident plan with the streamed kernel, where streamed_problem allows it.
-void launch_streamed(const LaunchArgs& a) {
-  const RowGeometry g = checked_geometry(a);
-  if (g.rows == 0 || g.width == 0) return;
-  const RowPlan plan = plan_for(a.c, kRules, Forced::resident_any);
-  launch_row_plan(kRules, plan, a,
-                  RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), true, true});
 }
 
 // The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
@@ -1235,12 +995,6 @@ void register_rmsnorm_backward(Registry& r) {
       [](const Case& c) { return workspace_bytes(plan_for(c, kRules, Forced::split), c, kRules); }, launch_two_pass_split);
   two_pass.baseline = false;  // one of kbench's own plans, not a reference
   r.add_variant(std::move(two_pass));
-  Variant streamed = row_baseline(def.op.name, "streamed",
-                                  "sm_90, aligned resident rows: single_block with rows arriving by bulk copies into a ring",
-                                  streamed_workspace_bytes, launch_streamed);
-  streamed.baseline = false;
-  streamed.unsupported = streamed_problem;
-  r.add_variant(std::move(streamed));
   r.add_variant(row_baseline(def.op.name, "eager", "seven kernels: rstd, n, g, mean(g n), dx, column-sum dw",
                              eager_workspace_bytes, launch_eager));
 }

@@ -192,36 +192,6 @@ TEST(RmsnormGpu, SplitPlanIsTheClusterKernelWhereItFits) {
   EXPECT_EQ(checked, 4);
 }
 
-// The streamed kernel (sm_90, aligned resident rows) wherever its ring turns: one row group per
-// block and less (3x1000, 5x4096), many groups a block so that every stage is refilled many
-// times and the last group is short (2053x1024 in warp blocks of 8 rows, 1031x4096), the widest
-// resident rows (257x8192: two stages of float32 where three do not fit), with and without dh
-// and dw; and which kernels a launch is: the streamed kernel, then the finalize when dw is
-// computed.
-TEST(RmsnormGpu, StreamedKernelAtEveryTurnOfItsRing) {
-  KB_REQUIRE_GPU();
-  if (device_attribute(cudaDevAttrComputeCapabilityMajor) < 9) GTEST_SKIP() << "the streamed kernel needs sm_90";
-  const Op& op = registry().op("rmsnorm_backward");
-  const Variant& streamed = registry().variant(op.name, "streamed");
-  int checked = 0;
-  for (const Shape2& s : {Shape2{3, 1000}, Shape2{5, 4096}, Shape2{2053, 1024}, Shape2{1031, 4096}, Shape2{257, 8192}})
-    for (double dh : {0.0, 1.0})
-      for (double frozen : {0.0, 1.0})
-        for (DType dt : kAllDTypes) {
-          const Case c = rms_case(op.name.c_str(), dt, s.rows, s.cols, {{"dh", dh}, {"frozen", frozen}});
-          ASSERT_EQ(streamed.unsupported(c), "") << case_label(c);
-          Rng rng(13);
-          const PreparedCase pc = prepare_case(op, c, rng);
-          const CheckInfo info = check_variant(pc, streamed, nullptr);
-          EXPECT_TRUE(info.passed) << case_label(c) << ": " << info.detail;
-          EXPECT_EQ(kernels_in_launch(streamed, pc), frozen != 0 ? 1u : 2u) << case_label(c);
-          ++checked;
-        }
-  EXPECT_EQ(checked, 5 * 2 * 2 * 3);
-  // Rows that are not whole 16-byte vectors are not its to run.
-  EXPECT_NE(streamed.unsupported(rms_case(op.name.c_str(), DType::f16, 4, 1001)), "");
-}
-
 // dw of the automatic plan at a case where every block adds many rows, as a digest of its bits.
 std::string dw_digest(const std::string& variant) {
   const Op& op = registry().op("rmsnorm_backward");
@@ -243,7 +213,7 @@ std::string dw_digest(const std::string& variant) {
 
 TEST(RmsnormGpu, WeightGradientBitsRepeatWithinAProcess) {
   KB_REQUIRE_GPU();
-  for (const char* variant : {"auto", "looped", "split", "split_two_pass", "streamed"}) {
+  for (const char* variant : {"auto", "looped", "split", "split_two_pass"}) {
     const std::string d = dw_digest(variant);
     EXPECT_EQ(d.substr(0, 64), d.substr(65)) << variant << ": two launches gave different dw bits";
   }
