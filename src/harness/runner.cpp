@@ -199,27 +199,6 @@ nlohmann::json stopping_rule_json(const std::vector<Unit>& units, const Stopping
           {"units", units.size()}, {"settled", settled}, {"per_unit", per_unit}};
 }
 
-// What the clock filter did: its floor, and the samples it discarded, in all and for each
-// record (a variant whose every visit began below the floor has no record; it is named here).
-nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, double warm_mhz, int attempts) {
-  nlohmann::json discarded = nlohmann::json::array(), lost = nlohmann::json::array();
-  int total = 0;
-  for (const Unit& u : units)
-    for (std::size_t k = 0; k < u.variants.size(); ++k) {
-      if (k >= u.discarded.size() || u.discarded[k] == 0) continue;
-      const std::string what = case_label(u.c) + " " + u.cache + " " + u.timer + " " + u.variants[k]->name;
-      discarded.push_back({{"record", what}, {"samples", u.discarded[k]}});
-      if (u.samples[k].empty()) lost.push_back(what);
-      total += u.discarded[k];
-    }
-  if (total > 0)
-    spdlog::warn("clock filter: {} samples discarded (their visit began below {:.0f}% of the warm clock, {:.0f} MHz)",
-                 total, 100 * floor, floor * warm_mhz);
-  for (const auto& w : lost) spdlog::warn("clock filter: every visit of {} began below the floor: no record", w.get<std::string>());
-  return {{"floor_fraction", floor}, {"floor_mhz", floor * warm_mhz}, {"attempts_per_visit", attempts},
-          {"discarded_samples", total}, {"discarded", discarded}, {"without_record", lost}};
-}
-
 }  // namespace
 
 Result run_experiment(const Experiment& e, const std::vector<std::string>& argv) {

@@ -1,5 +1,7 @@
 #include "harness/units.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -138,6 +140,25 @@ std::vector<Record> unit_records(const Unit& u) {
     records.push_back(std::move(r));
   }
   return records;
+}
+
+nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, double warm_mhz, int attempts) {
+  nlohmann::json discarded = nlohmann::json::array(), lost = nlohmann::json::array();
+  int total = 0;
+  for (const Unit& u : units)
+    for (std::size_t k = 0; k < u.variants.size(); ++k) {
+      if (k >= u.discarded.size() || u.discarded[k] == 0) continue;
+      const std::string what = case_label(u.c) + " " + u.cache + " " + u.timer + " " + u.variants[k]->name;
+      discarded.push_back({{"record", what}, {"samples", u.discarded[k]}});
+      if (u.samples[k].empty()) lost.push_back(what);
+      total += u.discarded[k];
+    }
+  if (total > 0)
+    spdlog::warn("clock filter: {} samples discarded (their visit began below {:.0f}% of the warm clock, {:.0f} MHz)",
+                 total, 100 * floor, floor * warm_mhz);
+  for (const auto& w : lost) spdlog::warn("clock filter: every visit of {} began below the floor: no record", w.get<std::string>());
+  return {{"floor_fraction", floor}, {"floor_mhz", floor * warm_mhz}, {"attempts_per_visit", attempts},
+          {"discarded_samples", total}, {"discarded", discarded}, {"without_record", lost}};
 }
 
 }  // namespace kbench

@@ -66,4 +66,11 @@ std::size_t time_units(std::vector<Unit>& units, int visits, int samples, std::u
 // One record per variant of a timed unit: every raw sample, its summary, bytes and GB/s.
 std::vector<Record> unit_records(const Unit& u);
 
+// What the clock filter did, for extra.clock_filter: its floor (`floor` of the warm clock
+// `warm_mhz`) and attempts, the samples it discarded in all ("discarded_samples") and per record
+// ("discarded": [{"record": "<case> <cache> <timer> <variant>", "samples"}]), and the records
+// left without a sample ("without_record": every visit began below the floor). Logs a warning
+// for each.
+nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, double warm_mhz, int attempts);
+
 }  // namespace kbench

@@ -199,6 +199,39 @@ TEST(ClockFilter, AVariantWhoseEveryAttemptIsLowHasNoRecord) {
   EXPECT_TRUE(unit_records(e.units[0]).empty());
 }
 
+// What the run reports of it (extra.clock_filter): the low visit of one unit and a unit whose
+// every attempt was low, counted per record and in all, and the record that has no sample named.
+TEST(ClockFilter, TheRunReportsWhatWasDiscardedAndWhichRecordIsLost) {
+  Pairs e;
+  e.units.resize(2);  // copy cold and copy warm, two variants each
+  // Two visits each, in the seed's order; the second visit's first attempt is low, and which
+  // unit that visit was is noted after it (progress is called after each visit).
+  std::size_t reads = 0;
+  std::vector<std::string> visited;
+  ClockFilter filter{[&] { return ++reads == 2 ? 1500.0 : 1980.0; }, 1800, 2};
+  time_units(e.units, 2, 2, 5, [&](std::size_t, std::size_t, const Unit& u) { visited.push_back(u.cache); }, &filter);
+  int discarded = 0;
+  for (const Unit& u : e.units)
+    for (const int d : u.discarded) discarded += d;
+  EXPECT_EQ(discarded, 2 * 2);  // one attempt of one visit: 2 variants x 2 samples
+  const nlohmann::json one = clock_filter_json(e.units, 0.9, 2000, filter.attempts);
+  EXPECT_EQ(one["discarded_samples"], discarded);
+  EXPECT_EQ(one["floor_mhz"], 1800);
+  EXPECT_EQ(one["attempts_per_visit"], 2);
+  ASSERT_EQ(one["discarded"].size(), 2u);  // both variants of the unit of that visit
+  EXPECT_EQ(one["discarded"][0]["record"], "copy float32 1000 " + visited[1] + " events fast");
+  EXPECT_EQ(one["discarded"][0]["samples"], 2);
+  EXPECT_EQ(one["without_record"], nlohmann::json::array());
+
+  Pairs low;
+  low.units.resize(1);
+  ClockFilter always_low{[] { return 1000.0; }, 1800, 2};
+  time_units(low.units, 2, 2, 5, {}, &always_low);
+  const nlohmann::json lost = clock_filter_json(low.units, 0.9, 2000, always_low.attempts);
+  EXPECT_EQ(lost["discarded_samples"], 2 * 2 * 2 * 2);  // 2 variants x 2 visits x 2 attempts x 2 samples
+  EXPECT_EQ(lost["without_record"], (nlohmann::json{"copy float32 1000 cold events fast", "copy float32 1000 cold events slow"}));
+}
+
 TEST(ClockFilter, WithoutAFilterNothingIsDiscardedOrClocked) {
   Pairs e;
   time_units(e.units, 2, 2, 5);
