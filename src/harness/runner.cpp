@@ -235,6 +235,14 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   auto prepared = prepare_all(e, stream, failures, split);
   const auto timers_began = std::chrono::steady_clock::now();
   std::vector<Unit> units = build_units(e, prepared, flusher, stream);
+  // Every visit also times an empty kernel in its unit's cache mode and timer, so that each
+  // records the floor it was measured over; one such timer per mode serves all its units.
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Timer>> floor_timers;
+  for (Unit& u : units) {
+    auto& t = floor_timers[{u.cache, u.timer}];
+    if (!t) t = make_floor_timer(u.cache, u.timer, kMaxGraphLaunches, flusher, stream);
+    u.floor = t.get();
+  }
   split.timers = seconds_since(timers_began);
 
   const WarmupResult warm = warm_up_gpu(stream);
@@ -289,6 +297,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   for (const auto& w : result.load["warnings"]) spdlog::warn("{}", w.get<std::string>());
   result.extra.update(nlohmann::json{{"timer_floor", floors},         {"timer_floor_before", floors_before},
                   {"timer_floor_start", floors_start}, {"timer_floor_shifts", floor_moves},
+                  {"visit_floors", visit_floors_json(units)},
                   {"check_failures", failures},    {"skipped", skipped}});
   if (e.analyse) e.analyse(result);
   result.meta["seconds"] = {{"preparation", preparation_s}, {"timing", timing_s}, {"total", seconds_since(started)}};
