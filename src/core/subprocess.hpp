@@ -1,4 +1,4 @@
-// Running another program (git, nvidia-smi) from an argument vector: no shell, so no quoting,
+// Running another program (git, gzip) from an argument vector: no shell, so no quoting,
 // no injection through a path or an id, and the exit status is the program's own.
 #pragma once
 

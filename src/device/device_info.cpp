@@ -10,9 +10,8 @@
 #include <system_error>
 
 #include "core/errors.hpp"
-#include "core/text.hpp"
 #include "device/device_limits.hpp"
-#include "device/gpu_load.hpp"
+#include "device/nvml.hpp"
 
 namespace kbench {
 namespace {
@@ -108,12 +107,8 @@ nlohmann::json device_block(int device) {
                      std::to_string(cublas_property(MINOR_VERSION)) + "." +
                      std::to_string(cublas_property(PATCH_LEVEL))},
   };
-  // The kernel driver's own version (e.g. "580.65.06") is only known to nvidia-smi/NVML.
-  if (const auto out =
-          run_nvidia_smi({"--query-gpu=driver_version", "--format=csv,noheader,nounits", "-i", uuid})) {
-    const std::string version = trim(*out);
-    if (!version.empty()) block["driver_version"] = version;
-  }
+  // The kernel driver's own version (e.g. "580.65.06") is only known to NVML.
+  if (const auto version = Nvml().driver_version(); version && !version->empty()) block["driver_version"] = *version;
   return block;
 }
 

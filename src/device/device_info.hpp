@@ -26,11 +26,11 @@ struct PlanDevice {
 PlanDevice plan_device(int requested);
 
 // {"name", "cc", "sms", "l2_bytes", "memory_bytes", "uuid", "pci_bus_id", "sm_clock_max_mhz",
-//  "memory_clock_mhz", "memory_bus_bits", "driver", "driver_version" (when nvidia-smi answers),
+//  "memory_clock_mhz", "memory_bus_bits", "driver", "driver_version" (when NVML answers),
 //  "cuda_runtime", "cublas"}.
 nlohmann::json device_block(int device);
 
-// The 16 bytes of a CUDA uuid as nvidia-smi prints them: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+// The 16 bytes of a CUDA uuid as NVML and nvidia-smi print them: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
 std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
 
 // A CUDA version number as "major.minor": 13000 => "13.0", 12080 => "12.8".

@@ -1,32 +1,25 @@
 #include "device/gpu_load.hpp"
 
 #include <array>
-#include <cctype>
-#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <set>
-#include <sstream>
-#include <stdexcept>
 
-#include "core/subprocess.hpp"
 #include "core/text.hpp"
+#include "device/nvml.hpp"
 
 namespace kbench {
 namespace {
 
 using nlohmann::json;
 
-// A hung driver can make nvidia-smi block for minutes; a snapshot is not worth that.
-constexpr int kNvidiaSmiTimeoutSeconds = 10;
-
 constexpr double kBusyUtilizationPct = 10.0;
+constexpr std::uint64_t kMiB = 1024 * 1024;
 
 struct ReasonBit {
   std::uint64_t bit;
   const char* name;
 };
-// nvidia-smi/NVML clock event reason bits (nvmlClocksEventReason*).
+// NVML's clock event reason bits (nvmlClocksEventReason*), named as nvidia-smi names them.
 constexpr std::array<ReasonBit, 9> kReasonBits{{
     {0x1, "gpu_idle"},
     {0x2, "applications_clocks_setting"},
@@ -42,39 +35,13 @@ constexpr std::array<ReasonBit, 9> kReasonBits{{
 const std::set<std::string> kLimitingReasons{"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown",
                                              "hw_thermal_slowdown", "hw_power_brake_slowdown"};
 
-std::vector<std::string> split_csv_fields(const std::string& line) {
-  std::vector<std::string> fields;
-  std::stringstream ss(line);
-  std::string field;
-  while (std::getline(ss, field, ',')) fields.push_back(trim(field));
-  return fields;
+template <class T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
 }
 
-std::vector<std::string> non_empty_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::stringstream ss(text);
-  std::string line;
-  while (std::getline(ss, line))
-    if (!trim(line).empty()) lines.push_back(trim(line));
-  return lines;
-}
-
-// "[N/A]", "[Not Supported]" and anything else that is not a number become null.
-json number_or_null(const std::string& token, bool integral) {
-  if (token.empty()) return nullptr;
-  char* end = nullptr;
-  const double value = std::strtod(token.c_str(), &end);
-  if (end != token.c_str() + token.size()) return nullptr;
-  if (integral) return static_cast<std::int64_t>(value);
-  return value;
-}
-
-// Only the characters of a uuid, an index or a PCI bus id: anything else is not a GPU id.
-bool is_safe_gpu_id(const std::string& id) {
-  if (id.empty()) return false;
-  for (unsigned char c : id)
-    if (!std::isalnum(c) && c != '-' && c != ':' && c != '.') return false;
-  return true;
+json mib_or_null(const std::optional<std::uint64_t>& bytes) {
+  return bytes ? json(*bytes / kMiB) : json(nullptr);
 }
 
 json unavailable(const std::string& reason) { return {{"available", false}, {"reason", reason}}; }
@@ -85,64 +52,9 @@ bool is_available(const json& snapshot) {
 
 }  // namespace
 
-std::optional<std::string> run_nvidia_smi(const std::vector<std::string>& args, std::string* why) {
-  std::vector<std::string> argv{"nvidia-smi"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  ProcessOptions options;
-  options.timeout_s = kNvidiaSmiTimeoutSeconds;
-  const ProcessResult r = run_process(argv, options);
-  if (r.ok()) return r.out;
-  if (why) {
-    if (!r.started)
-      *why = "nvidia-smi not found";
-    else if (r.timed_out)
-      *why = "nvidia-smi timed out after " + std::to_string(kNvidiaSmiTimeoutSeconds) + " s";
-    else
-      *why = "nvidia-smi failed (exit status " + std::to_string(r.exit_code) + ")";
-  }
-  return std::nullopt;
-}
-
-json parse_gpu_query_line(const std::string& line) {
-  const auto f = split_csv_fields(line);
-  if (f.size() != 9)
-    throw std::invalid_argument("expected 9 fields from nvidia-smi --query-gpu, got " +
-                                std::to_string(f.size()) + ": '" + trim(line) + "'");
-  return {
-      {"utilization_pct", number_or_null(f[0], true)},
-      {"memory_utilization_pct", number_or_null(f[1], true)},
-      {"sm_clock_mhz", number_or_null(f[2], true)},
-      {"mem_clock_mhz", number_or_null(f[3], true)},
-      {"temperature_c", number_or_null(f[4], true)},
-      {"power_w", number_or_null(f[5], false)},
-      {"memory_used_mib", number_or_null(f[6], true)},
-      {"clock_event_reasons", decode_clock_event_reasons(f[7])},
-      {"uuid", f[8].rfind("GPU-", 0) == 0 ? json(f[8]) : json(nullptr)},
-  };
-}
-
-json parse_compute_apps(const std::string& text, const std::string& gpu_uuid) {
-  json processes = json::array();
-  for (const auto& line : non_empty_lines(text)) {
-    const auto f = split_csv_fields(line);
-    if (f.size() < 4) continue;
-    if (!gpu_uuid.empty() && f.front() != gpu_uuid) continue;
-    const json pid = number_or_null(f[1], true);
-    if (pid.is_null()) continue;  // not a process line ("No running processes found")
-    // A process name may itself hold commas: it is everything between pid and memory.
-    std::string name = f[2];
-    for (std::size_t i = 3; i + 1 < f.size(); ++i) name += "," + f[i];
-    processes.push_back({{"pid", pid}, {"name", name}, {"used_mib", number_or_null(f.back(), true)}});
-  }
-  return processes;
-}
-
-json decode_clock_event_reasons(const std::string& hex) {
-  const std::string token = trim(hex);
-  if (token.size() < 3 || token[0] != '0' || (token[1] != 'x' && token[1] != 'X')) return nullptr;
-  char* end = nullptr;
-  const std::uint64_t bits = std::strtoull(token.c_str() + 2, &end, 16);
-  if (end != token.c_str() + token.size()) return nullptr;
+json decode_clock_event_reasons(std::uint64_t bits) {
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(bits));
   json names = json::array();
   std::uint64_t unknown = bits;
   for (const auto& r : kReasonBits) {
@@ -154,43 +66,60 @@ json decode_clock_event_reasons(const std::string& hex) {
     std::snprintf(buf, sizeof buf, "unknown_0x%llx", static_cast<unsigned long long>(unknown));
     names.push_back(buf);
   }
-  return {{"hex", token}, {"names", names}};
+  return {{"hex", hex}, {"names", names}};
+}
+
+json load_snapshot(const GpuReadings& r) {
+  json snapshot = {
+      {"available", true},
+      {"utilization_pct", or_null(r.utilization_pct)},
+      {"memory_utilization_pct", or_null(r.memory_utilization_pct)},
+      {"sm_clock_mhz", or_null(r.sm_clock_mhz)},
+      {"mem_clock_mhz", or_null(r.mem_clock_mhz)},
+      {"temperature_c", or_null(r.temperature_c)},
+      {"power_w", r.power_mw ? json(*r.power_mw / 1000.0) : json(nullptr)},
+      {"memory_used_mib", mib_or_null(r.memory_used_bytes)},
+      {"clock_event_reasons", r.clock_event_reasons ? decode_clock_event_reasons(*r.clock_event_reasons) : json(nullptr)},
+      {"uuid", r.uuid.rfind("GPU-", 0) == 0 ? json(r.uuid) : json(nullptr)},
+      {"time", r.time},
+  };
+  if (r.processes) {
+    json processes = json::array();
+    for (const auto& p : *r.processes)
+      processes.push_back({{"pid", p.pid}, {"name", p.name}, {"used_mib", mib_or_null(p.used_bytes)}});
+    snapshot["processes"] = processes;
+  } else {
+    snapshot["processes"] = nullptr;
+    snapshot["processes_error"] = r.processes_error;
+  }
+  return snapshot;
 }
 
 json query_gpu_load(const std::string& uuid_or_index) {
-  if (!is_safe_gpu_id(uuid_or_index)) return unavailable("bad GPU id '" + uuid_or_index + "'");
+  const Nvml nvml;
   std::string why;
-  const auto gpu_text = run_nvidia_smi(
-      {"--query-gpu=utilization.gpu,utilization.memory,clocks.sm,clocks.mem,temperature.gpu,"
-       "power.draw,memory.used,clocks_event_reasons.active,uuid",
-       "--format=csv,noheader,nounits", "-i", uuid_or_index},
-      &why);
-  if (!gpu_text) return unavailable(why);
-  const auto lines = non_empty_lines(*gpu_text);
-  if (lines.empty()) return unavailable("nvidia-smi printed nothing for GPU " + uuid_or_index);
-
-  json snapshot;
-  try {
-    snapshot = parse_gpu_query_line(lines.front());
-  } catch (const std::invalid_argument& e) {
-    return unavailable(e.what());
+  const auto device = nvml.device(uuid_or_index, &why);
+  if (!device) return unavailable(why);
+  GpuReadings r;
+  r.time = utc_now();
+  if (const auto u = nvml.utilization(*device)) {
+    r.utilization_pct = u->gpu_pct;
+    r.memory_utilization_pct = u->memory_pct;
   }
-  snapshot["available"] = true;
-  snapshot["time"] = utc_now();
-
-  // The apps query lists every GPU's processes; keep only this GPU's, so that a job on a
-  // neighbouring GPU of the same host is not reported as load on ours.
-  const auto apps_text = run_nvidia_smi(
-      {"--query-compute-apps=gpu_uuid,pid,process_name,used_memory", "--format=csv,noheader,nounits"},
-      &why);
-  if (apps_text) {
-    snapshot["processes"] = parse_compute_apps(
-        *apps_text, snapshot["uuid"].is_string() ? snapshot["uuid"].get<std::string>() : "");
-  } else {
-    snapshot["processes"] = nullptr;
-    snapshot["processes_error"] = why;
+  r.sm_clock_mhz = nvml.sm_clock_mhz(*device);
+  r.mem_clock_mhz = nvml.mem_clock_mhz(*device);
+  r.temperature_c = nvml.temperature_c(*device);
+  r.power_mw = nvml.power_mw(*device);
+  r.memory_used_bytes = nvml.memory_used_bytes(*device);
+  r.clock_event_reasons = nvml.clock_event_reasons(*device);
+  r.uuid = nvml.uuid(*device).value_or("");
+  // The device's own processes: a job on a neighbouring GPU of the same host is not load on ours.
+  if (const auto listed = nvml.compute_processes(*device, &r.processes_error)) {
+    r.processes.emplace();
+    for (const NvmlProcess& p : *listed)
+      r.processes->push_back({p.pid, nvml.process_name(p.pid).value_or(""), p.used_bytes});
   }
-  return snapshot;
+  return load_snapshot(r);
 }
 
 std::vector<std::string> load_warnings(const json& before, const json& after, int own_pid) {

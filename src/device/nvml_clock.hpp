@@ -1,12 +1,13 @@
-// The SM clock as NVML reports it, read fast enough to sit beside every probe sample. The rest
-// of kbench reads load through nvidia-smi (device/gpu_load.hpp), but one nvidia-smi call costs
-// tens of milliseconds and puts a process on the host between samples; NVML's own call costs
-// microseconds. NVML is opened at run time (dlopen of the driver's libnvidia-ml.so.1), so there
-// is nothing to link and a machine without it still runs: the reading is then absent.
+// The SM clock as NVML reports it, read fast enough to sit beside every probe sample: NVML's
+// call costs microseconds, where a program such as nvidia-smi costs tens of milliseconds and puts
+// a process on the host between samples. Read through kbench's one NVML loader
+// (device/nvml.hpp): a machine without NVML still runs, the reading is then absent.
 #pragma once
 
 #include <optional>
 #include <string>
+
+#include "device/nvml.hpp"
 
 namespace kbench {
 
@@ -14,9 +15,6 @@ class NvmlClock {
  public:
   // `uuid`: the device's "GPU-..." uuid (device_info's). Never throws: unavailable() says why.
   explicit NvmlClock(const std::string& uuid);
-  ~NvmlClock();
-  NvmlClock(const NvmlClock&) = delete;
-  NvmlClock& operator=(const NvmlClock&) = delete;
 
   // NVML's current SM clock in MHz, or nullopt when NVML is missing or the call fails.
   std::optional<double> sm_mhz() const;
@@ -24,10 +22,9 @@ class NvmlClock {
   const std::string& unavailable() const { return why_; }
 
  private:
-  void* library_ = nullptr;
-  void* device_ = nullptr;
-  void* get_clock_ = nullptr;  // nvmlDeviceGetClockInfo
-  std::string why_;
+  Nvml nvml_;
+  std::string why_;  // before device_, which its constructor fills it beside
+  std::optional<Nvml::Device> device_;
 };
 
 }  // namespace kbench

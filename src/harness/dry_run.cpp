@@ -101,6 +101,8 @@ PlanEstimate estimate_plan(const Experiment& e, const DeviceLimits& dev) {
         // Each visit also opens with one untimed launch (a replay, for graphs) of each variant.
         const double primes = static_cast<double>(how.visits) * static_cast<double>(mc.variants.size());
         u.timing_s = (static_cast<double>(u.timed_samples) + primes) * sample_us(mc, cache, timer, dev) * 1e-6;
+        // And times an empty kernel, one prime and `samples` samples: the visit's floor.
+        u.timing_s += static_cast<double>(how.visits) * (how.samples + 1) * floor_sample_us(cache, timer, dev) * 1e-6;
         p.timed_samples += u.timed_samples;
         p.timing_s += u.timing_s;
         p.units.push_back(std::move(u));

@@ -199,27 +199,6 @@ nlohmann::json stopping_rule_json(const std::vector<Unit>& units, const Stopping
           {"units", units.size()}, {"settled", settled}, {"per_unit", per_unit}};
 }
 
-// What the clock filter did: its floor, and the samples it discarded, in all and for each
-// record (a variant whose every visit began below the floor has no record; it is named here).
-nlohmann::json clock_filter_json(const std::vector<Unit>& units, double floor, double warm_mhz, int attempts) {
-  nlohmann::json discarded = nlohmann::json::array(), lost = nlohmann::json::array();
-  int total = 0;
-  for (const Unit& u : units)
-    for (std::size_t k = 0; k < u.variants.size(); ++k) {
-      if (k >= u.discarded.size() || u.discarded[k] == 0) continue;
-      const std::string what = case_label(u.c) + " " + u.cache + " " + u.timer + " " + u.variants[k]->name;
-      discarded.push_back({{"record", what}, {"samples", u.discarded[k]}});
-      if (u.samples[k].empty()) lost.push_back(what);
-      total += u.discarded[k];
-    }
-  if (total > 0)
-    spdlog::warn("clock filter: {} samples discarded (their visit began below {:.0f}% of the warm clock, {:.0f} MHz)",
-                 total, 100 * floor, floor * warm_mhz);
-  for (const auto& w : lost) spdlog::warn("clock filter: every visit of {} began below the floor: no record", w.get<std::string>());
-  return {{"floor_fraction", floor}, {"floor_mhz", floor * warm_mhz}, {"attempts_per_visit", attempts},
-          {"discarded_samples", total}, {"discarded", discarded}, {"without_record", lost}};
-}
-
 }  // namespace
 
 Result run_experiment(const Experiment& e, const std::vector<std::string>& argv) {
@@ -256,6 +235,14 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   auto prepared = prepare_all(e, stream, failures, split);
   const auto timers_began = std::chrono::steady_clock::now();
   std::vector<Unit> units = build_units(e, prepared, flusher, stream);
+  // Every visit also times an empty kernel in its unit's cache mode and timer, so that each
+  // records the floor it was measured over; one such timer per mode serves all its units.
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Timer>> floor_timers;
+  for (Unit& u : units) {
+    auto& t = floor_timers[{u.cache, u.timer}];
+    if (!t) t = make_floor_timer(u.cache, u.timer, kMaxGraphLaunches, flusher, stream);
+    u.floor = t.get();
+  }
   split.timers = seconds_since(timers_began);
 
   const WarmupResult warm = warm_up_gpu(stream);
@@ -310,6 +297,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   for (const auto& w : result.load["warnings"]) spdlog::warn("{}", w.get<std::string>());
   result.extra.update(nlohmann::json{{"timer_floor", floors},         {"timer_floor_before", floors_before},
                   {"timer_floor_start", floors_start}, {"timer_floor_shifts", floor_moves},
+                  {"visit_floors", visit_floors_json(units)},
                   {"check_failures", failures},    {"skipped", skipped}});
   if (e.analyse) e.analyse(result);
   result.meta["seconds"] = {{"preparation", preparation_s}, {"timing", timing_s}, {"total", seconds_since(started)}};

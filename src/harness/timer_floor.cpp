@@ -9,19 +9,33 @@
 
 namespace kbench {
 
+namespace {
+
+// The set an empty kernel is launched on: no buffers, and alive as long as any timer of it.
+const DeviceSet& no_buffers() {
+  static const DeviceSet none;
+  return none;
+}
+
+}  // namespace
+
+std::unique_ptr<Timer> make_floor_timer(const std::string& cache, const std::string& timer, int graph_launches,
+                                        const L2Flusher& flusher, cudaStream_t stream) {
+  const SetLauncher empty = [](const DeviceSet&, cudaStream_t st) { launch_empty_kernel(st); };
+  const bool cold = cache == "cold";
+  if (timer == "events") return make_event_timer(empty, no_buffers(), cold ? &flusher : nullptr, stream);
+  if (timer == "cupti") return make_cupti_timer(empty, no_buffers(), cold ? &flusher : nullptr, stream);
+  return make_graph_timer(empty, {&no_buffers()}, graph_launches, cold, stream);
+}
+
 nlohmann::json measure_timer_floors(const std::vector<std::string>& caches,
                                     const std::vector<std::string>& timers, int samples,
                                     int graph_launches, const L2Flusher& flusher,
                                     cudaStream_t stream) {
-  const DeviceSet nothing;
-  const SetLauncher empty = [](const DeviceSet&, cudaStream_t st) { launch_empty_kernel(st); };
   nlohmann::json out = nlohmann::json::array();
   for (const auto& cache : caches)
     for (const auto& timer : timers) {
-      const bool cold = cache == "cold";
-      const auto t = timer == "events"  ? make_event_timer(empty, nothing, cold ? &flusher : nullptr, stream)
-                     : timer == "cupti" ? make_cupti_timer(empty, nothing, cold ? &flusher : nullptr, stream)
-                                        : make_graph_timer(empty, {&nothing}, graph_launches, cold, stream);
+      const auto t = make_floor_timer(cache, timer, graph_launches, flusher, stream);
       std::vector<double> us;
       for (int i = 0; i < samples; ++i) us.push_back(t->sample_us());
       const Summary sum = summarize(us);

@@ -9,12 +9,22 @@
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/l2_flush.hpp"
+#include "harness/timers.hpp"
 
 namespace kbench {
+
+// A timer of an empty kernel in one cache mode and timer, timed as that timer times a variant
+// (cold: the L2 flushed, or for graph replay nothing to rotate); the graph timer replays
+// `graph_launches` empty kernels per sample. It needs no buffers, so it may outlive any case: the
+// runner keeps one per cache mode and timer for the floor it takes in every visit
+// (harness/units.hpp).
+std::unique_ptr<Timer> make_floor_timer(const std::string& cache, const std::string& timer, int graph_launches,
+                                        const L2Flusher& flusher, cudaStream_t stream);
 
 // One entry {cache, timer, median_us, min_us, samples_us} per cache mode and timer, from
 // `samples` samples each; the graph timer replays `graph_launches` empty kernels per sample.

@@ -142,6 +142,7 @@ Record record_at(const json& j, const std::string& index) {
   f.optional("launches_per_sample", r.launches_per_sample);
   if (j.contains("sample_visits")) r.sample_visits = f.integers<int>("sample_visits");
   if (j.contains("sample_clock_mhz")) r.sample_clock_mhz = f.numbers("sample_clock_mhz");
+  if (j.contains("sample_floor_us")) r.sample_floor_us = f.numbers("sample_floor_us");
   f.optional("discarded_samples", r.discarded_samples);
   f.optional_number("tflops", r.tflops);
   f.optional_number("copy_fraction", r.copy_fraction);
@@ -221,6 +222,7 @@ json to_json(const Record& r) {
   if (!r.params.empty()) j["params"] = r.params;
   if (!r.sample_clock_mhz.empty()) j["sample_clock_mhz"] = r.sample_clock_mhz;
   if (r.discarded_samples > 0) j["discarded_samples"] = r.discarded_samples;
+  if (!r.sample_floor_us.empty()) j["sample_floor_us"] = r.sample_floor_us;
   if (r.plan.is_object()) j["plan"] = r.plan;
   if (r.roofline.is_object()) j["roofline"] = r.roofline;
   if (r.tolerance_probe.is_object()) j["tolerance_probe"] = r.tolerance_probe;

@@ -43,6 +43,10 @@ struct Record {
   // results from before the filter, and then not written.
   std::vector<double> sample_clock_mhz;
   int discarded_samples = 0;
+  // The floor of each sample's visit: the median of an empty kernel's samples taken in that visit
+  // with the same cache mode and timer (harness/units.hpp), the least the sample could read then.
+  // Empty in results from before the per-visit floor, and then not written.
+  std::vector<double> sample_floor_us;
   double median_us = 0, q1_us = 0, q3_us = 0, min_us = 0;
   double bytes = 0, flops = 0;
   double gbps = 0;                  // bytes / median

@@ -19,7 +19,7 @@ void SavedFigures::add(const Result& result, const std::string& file) {
     if (std::isfinite(r.gbps))
       gbps.push_back({r.gbps, r.op, r.dtype, shape, r.cache, r.timer, file});
   }
-  for (const char* key : {"timer_floor", "timer_floor_before", "timer_floor_start"}) {
+  for (const char* key : {"timer_floor", "timer_floor_before", "timer_floor_start", "visit_floors"}) {
     const auto floors = result.extra.find(key);
     if (floors == result.extra.end() || !floors->is_array()) continue;
     for (const auto& f : *floors)

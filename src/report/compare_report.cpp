@@ -1,5 +1,6 @@
 #include "report/compare_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -139,6 +140,20 @@ std::vector<const CaseComparison*> regressions(const Comparison& c, double pct) 
   return out;
 }
 
+std::vector<Agreement> run_to_run_agreement(const Comparison& c, double min_us, double pct) {
+  std::vector<Agreement> out;
+  for (const auto& k : c.cases) {
+    if (!(k.a->median_us > min_us && k.b->median_us > min_us)) continue;
+    auto at = std::find_if(out.begin(), out.end(), [&](const Agreement& g) { return g.timer == k.a->timer; });
+    if (at == out.end()) at = out.insert(out.end(), Agreement{k.a->timer});
+    ++at->cases;
+    const double apart = std::abs(k.ratio - 1);
+    if (apart * 100 <= pct) ++at->within;
+    if (!at->furthest || apart > std::abs(at->furthest->ratio - 1)) at->furthest = &k;
+  }
+  return out;
+}
+
 std::string compare_markdown(const ReportInput& a, const ReportInput& b, const Comparison& c, double noise_pct) {
   std::string out = "# kbench compare\n\n" + file_line("A", a) + file_line("B", b) + "\n";
   out += "B / A: B's median over A's, above 1 when B is slower; the interval is the order-statistic interval of the "
@@ -167,6 +182,14 @@ std::string compare_markdown(const ReportInput& a, const ReportInput& b, const C
   out += "\n" + std::to_string(c.faster) + " faster, " + std::to_string(c.slower) + " slower, " +
          std::to_string(c.same) + " same; " + std::to_string(c.only_a.size()) + " only in A, " +
          std::to_string(c.only_b.size()) + " only in B\n";
+  const std::vector<Agreement> agreement = run_to_run_agreement(c);
+  if (!agreement.empty())
+    out += "\nRun to run (cases above " + format("%g", kAgreementMinUs) + " us in both; B's median within " +
+           format("%g", kAgreementPct) + "% of A's):\n\n";
+  for (const Agreement& g : agreement)
+    out += "- " + g.timer + ": " + std::to_string(g.within) + " of " + std::to_string(g.cases) + " (" +
+           format("%.1f", 100 * g.share()) + "%); furthest " + format("%+.2f", 100 * (g.furthest->ratio - 1)) +
+           "% (" + case_name(*g.furthest->a) + ")\n";
   return out;
 }
 

@@ -41,8 +41,24 @@ Comparison compare_results(const Result& a, const Result& b, double noise_pct = 
 // The cases slower by more than pct percent (their verdict "slower": interval above 1 too).
 std::vector<const CaseComparison*> regressions(const Comparison& c, double pct);
 
-// A header naming the files, the table of cases, the cases found in one file only and a
-// summary line: "N faster, M slower, K same; X only in A, Y only in B".
+// Run to run: per timer (in the order first met), how many of the cases whose medians are above
+// `min_us` in both files have B's median within `pct` percent of A's, and the case furthest
+// apart. Issue 17 asks of the same sweep run twice on one GPU that at least 95% of the cases
+// above 5 us agree within 1%; the defaults are that criterion.
+inline constexpr double kAgreementMinUs = 5.0;
+inline constexpr double kAgreementPct = 1.0;
+struct Agreement {
+  std::string timer;
+  int cases = 0, within = 0;
+  const CaseComparison* furthest = nullptr;  // the largest |B / A - 1|
+  double share() const { return cases ? static_cast<double>(within) / cases : 0; }
+};
+std::vector<Agreement> run_to_run_agreement(const Comparison& c, double min_us = kAgreementMinUs,
+                                            double pct = kAgreementPct);
+
+// A header naming the files, the table of cases, the cases found in one file only, a summary
+// line ("N faster, M slower, K same; X only in A, Y only in B") and the run-to-run agreement
+// per timer.
 std::string compare_markdown(const ReportInput& a, const ReportInput& b, const Comparison& c,
                              double noise_pct = kDefaultNoisePct);
 

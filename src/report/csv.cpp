@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/stats.hpp"
+
 namespace kbench {
 
 namespace {
@@ -47,7 +49,7 @@ std::string csv_field(const std::string& value) {
 std::string records_csv(const std::vector<ReportInput>& inputs, const ReportFilter& filter) {
   std::string out =
       "file,experiment,device,commit,op,variant,baseline,dtype,shape,params,cache,timer,samples,median_us,q1_us,"
-      "q3_us,min_us,gbps,tflops,copy_fraction,check_passed\n";
+      "q3_us,min_us,gbps,tflops,copy_fraction,check_passed,floor_us\n";
   for (const ReportInput& in : inputs) {
     const Result& r = in.result;
     const std::string device = text_of(r.device, "uuid").empty() ? text_of(r.device, "name") : text_of(r.device, "uuid");
@@ -74,7 +76,10 @@ std::string records_csv(const std::vector<ReportInput>& inputs, const ReportFilt
                                             number(rec.gbps),
                                             number(rec.tflops),
                                             number(rec.copy_fraction),
-                                            rec.check.passed ? "1" : "0"};
+                                            rec.check.passed ? "1" : "0",
+                                            // The median of its samples' visit floors; empty
+                                            // for a record from before the per-visit floor.
+                                            rec.sample_floor_us.empty() ? "" : number(quantile(rec.sample_floor_us, 0.5))};
       for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
       out += "\n";
     }

@@ -13,7 +13,8 @@ namespace kbench {
 // One header line, then a row per record that passes `filter`, in file order: the file, the
 // run's experiment, device and commit, the case (op, variant, baseline, dtype, shape as
 // "MxNxK", params as "name=value;..."), cache, timer, sample count, median, quartiles, minimum,
-// GB/s, TFLOP/s, fraction of the copy roofline and the check. Fields with a comma, a quote or
+// GB/s, TFLOP/s, fraction of the copy roofline, the check, and the median of the samples' visit
+// floors (Record::sample_floor_us; empty where the record has none). Fields with a comma, a quote or
 // a line break are quoted (RFC 4180); a field that a spreadsheet would read as a formula
 // (=, +, -, @ first) gets a leading apostrophe, so that a file name cannot run as one.
 std::string records_csv(const std::vector<ReportInput>& inputs, const ReportFilter& filter);

@@ -255,28 +255,37 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
   for (const auto& in : inputs) {
     const auto it = in.result.extra.find("timer_floor");
     if (it == in.result.extra.end() || !it->is_array()) continue;
-    // The same cache mode and timer's floor in another of the file's floor lists.
-    const auto earlier = [&](const char* key, const nlohmann::json& f) {
+    // The same cache mode and timer's entry in another of the file's floor lists, or null.
+    const auto same_mode = [&](const char* key, const nlohmann::json& f) {
       const auto list = in.result.extra.find(key);
       if (list != in.result.extra.end() && list->is_array())
         for (const auto& b : *list)
           if (b.is_object() && json_string(b, "cache") == json_string(f, "cache") &&
               json_string(b, "timer") == json_string(f, "timer"))
-            return floor_of(b);
-      return std::string(kMissing);
+            return b;
+      return nlohmann::json();
+    };
+    // The floors taken in the visits: their median, and the range of the per-visit medians.
+    const auto in_visits = [&](const nlohmann::json& f) {
+      const nlohmann::json v = same_mode("visit_floors", f);
+      const nlohmann::json range = v.is_object() ? v.value("visit_median_range_us", nlohmann::json()) : nlohmann::json();
+      if (floor_of(v) == kMissing || !range.is_array() || range.size() != 2 || !range[0].is_number() ||
+          !range[1].is_number())
+        return std::string(kMissing);
+      return floor_of(v) + format(" (%.3f", range[0].get<double>()) + format("-%.3f)", range[1].get<double>());
     };
     for (const auto& f : *it) {
       if (!f.is_object() || !f.contains("median_us") || !f["median_us"].is_number()) continue;
       rows += table_row({in.path, json_string(f, "cache"), json_string(f, "timer"),
-                         earlier("timer_floor_start", f), earlier("timer_floor_before", f),
-                         floor_of(f)});
+                         floor_of(same_mode("timer_floor_start", f)), floor_of(same_mode("timer_floor_before", f)),
+                         floor_of(f), in_visits(f)});
     }
   }
   if (rows.empty()) return "";
   return "Timer floors (an empty kernel, median: before preparation, before and after the "
-         "visits):\n\n" +
-         table_row({"file", "cache", "timer", "start", "before", "after"}) +
-         table_row(std::vector<std::string>(6, "---")) + rows + "\n";
+         "visits, and taken in every visit with the range of the visits' medians):\n\n" +
+         table_row({"file", "cache", "timer", "start", "before", "after", "in the visits"}) +
+         table_row(std::vector<std::string>(7, "---")) + rows + "\n";
 }
 
 namespace {

@@ -194,3 +194,53 @@ TEST(CompareCommittedRuns, TwoGridRunsOfOneDevice) {
 
 }  // namespace
 }  // namespace kbench
+
+namespace kbench {
+namespace {
+
+// Issue 17's run-to-run criterion, counted per timer: of the cases above 5 us in both runs,
+// how many medians agree within 1%, and which case is furthest apart.
+TEST(CompareAgreement, CountsCasesAboveTheFloorWithinOnePercentPerTimer) {
+  Record fast = timed("tiny", 3);  // under 5 us: not counted
+  Record cupti = timed("by_cupti", 20);
+  cupti.timer = "cupti";
+  const Result a = run_of({timed("single_block", 20), timed("looped", 25), timed("split", 40, {8, 65536}), fast, cupti});
+  // B: looped 0.5% slower, split 3% faster, the cupti record 1.5% slower, the tiny one 50% slower.
+  const Result b = scaled(scaled(scaled(scaled(a, "looped", 1.005), "split", 0.97), "tiny", 1.5), "by_cupti", 1.015);
+  const Comparison c = compare_results(a, b);
+  const std::vector<Agreement> g = run_to_run_agreement(c);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].timer, "events");
+  EXPECT_EQ(g[0].cases, 3);   // the 3 us case left out
+  EXPECT_EQ(g[0].within, 2);  // single_block (equal) and looped (0.5%)
+  ASSERT_TRUE(g[0].furthest);
+  EXPECT_EQ(g[0].furthest->a->variant, "split");
+  EXPECT_EQ(g[1].timer, "cupti");
+  EXPECT_EQ(g[1].cases, 1);
+  EXPECT_EQ(g[1].within, 0);
+  EXPECT_EQ(run_to_run_agreement(c, 1.0, 1.0)[0].cases, 4);  // a lower floor counts the tiny case
+  EXPECT_EQ(run_to_run_agreement(c, 5.0, 5.0)[0].within, 3);  // a wider band takes split in
+  const std::string md = compare_markdown({"a.json", a}, {"b.json", b}, c);
+  EXPECT_NE(md.find("- events: 2 of 3 (66.7%); furthest -3.00% (softmax split 8x65536 float16 cold events)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- cupti: 0 of 1 (0.0%); furthest +1.50%"), std::string::npos) << md;
+}
+
+// The pair methodology.md section 7 quotes (configs/rooflines.json twice on one H200, archived):
+// kbench compare counts what it says, 126 of 129 with the graph timer and 111 of 129 with cupti.
+TEST(CompareAgreement, TheCommittedRunToRunPairGivesTheMethodologysFigures) {
+  const fs::path sweep = fs::path(KBENCH_SOURCE_DIR) / "archive" / "sweep";
+  const CommandResult r = run_kbench("compare " + shell_quoted(sweep / "sweep-20261202T183849Z-2e1b98.json.gz") + " " +
+                                     shell_quoted(sweep / "sweep-20261202T183936Z-83df3a.json.gz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("- graph: 126 of 129 (97.7%); furthest -1.58% (rmsnorm_backward auto 4096x4096 float16"),
+            std::string::npos)
+      << r.out.substr(r.out.size() - 600);
+  EXPECT_NE(r.out.find("- cupti: 111 of 129 (86.0%); furthest -2.54% (stream vec16_cs 33558528 float32"),
+            std::string::npos)
+      << r.out.substr(r.out.size() - 600);
+}
+
+}  // namespace
+}  // namespace kbench

@@ -211,7 +211,13 @@ TEST(ReportTable, TimerFloorsAreListedPerFile) {
   EXPECT_NE(both.find("| a.json | cold | events | — | 2.500 us | 2.976 us |"), std::string::npos) << both;
   r.extra["timer_floor_start"] = {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.25}}};
   const std::string all = build_report({{"a.json", r}}, ReportFilter{});
-  EXPECT_NE(all.find("| a.json | cold | events | 2.250 us | 2.500 us | 2.976 us |"), std::string::npos) << all;
+  EXPECT_NE(all.find("| a.json | cold | events | 2.250 us | 2.500 us | 2.976 us | — |"), std::string::npos) << all;
+  r.extra["visit_floors"] = {{{"cache", "cold"}, {"timer", "events"}, {"median_us", 2.9},
+                              {"visit_median_range_us", {2.75, 3.125}}}};
+  const std::string visits = build_report({{"a.json", r}}, ReportFilter{});
+  EXPECT_NE(visits.find("| a.json | cold | events | 2.250 us | 2.500 us | 2.976 us | 2.900 us (2.750-3.125) |"),
+            std::string::npos)
+      << visits;
 }
 
 TEST(ReportDevices, DifferentUuidsAreRefused) {

@@ -47,14 +47,15 @@ TEST(ReportCsv, OneRowPerRecordWithTheCaseAndItsStatistics) {
   r.records = {record("mma_128x256_fast", "graph", 310.12), record("cublas", "events", 167.5)};
   r.records[1].baseline = true;
   r.records[1].check.passed = false;
+  r.records[1].sample_floor_us = {2.75, 3.25};  // two visits' floors: their median is their mean
   const auto lines = lines_of(records_csv({{"run.json", r}}, ReportFilter{}));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0].rfind("file,experiment,device,commit,op,variant,baseline,dtype,shape,params,cache,timer,", 0), 0u);
   EXPECT_EQ(lines[1],
             "run.json,sweep,GPU-1234,abc123,gemm,mma_128x256_fast,0,float16,4096x4096x4096,da=1;db=0,cold,graph,2,"
-            "310.12,310.12,310.12,310.12,0,443.18,0,1");
+            "310.12,310.12,310.12,310.12,0,443.18,0,1,");  // no floor recorded: empty
   EXPECT_NE(lines[2].find(",cublas,1,"), std::string::npos) << lines[2];
-  EXPECT_EQ(lines[2].back(), '0');  // the failed check
+  EXPECT_TRUE(lines[2].ends_with(",0,3")) << lines[2];  // the failed check, the floor
 
   ReportFilter graph_only;
   graph_only.timer = "graph";

@@ -70,7 +70,8 @@ std::vector<fs::path> files_in(const fs::path& dir) {
 
 TEST(ResultIo, RoundTripKeepsEveryField) {
   test::TempDir dir;
-  const Result written = sample_result();
+  Result written = sample_result();
+  written.records[0].sample_floor_us = {2.75, 2.5, std::nan("")};  // a visit without a floor: null
   const fs::path file = write_result(written, dir.path() / "results" / "sweep");
   const Result read = read_result(file);
   EXPECT_EQ(to_json(read).dump(), to_json(written).dump());
@@ -78,6 +79,10 @@ TEST(ResultIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(read.records[0].shape, (std::vector<std::int64_t>{4096, 4096}));
   EXPECT_EQ(read.records[0].sample_visits, (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(read.records[0].launches_per_sample, 20);
+  ASSERT_EQ(read.records[0].sample_floor_us.size(), 3u);
+  EXPECT_EQ(read.records[0].sample_floor_us[1], 2.5);
+  EXPECT_TRUE(std::isnan(read.records[0].sample_floor_us[2]));
+  EXPECT_FALSE(to_json(read.records[1]).contains("sample_floor_us"));  // absent where empty
   EXPECT_EQ(read.extra, written.extra);
   // NaN (a failed check) survives as null.
   EXPECT_TRUE(std::isnan(read.records[1].check.max_err));

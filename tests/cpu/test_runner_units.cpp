@@ -199,6 +199,39 @@ TEST(ClockFilter, AVariantWhoseEveryAttemptIsLowHasNoRecord) {
   EXPECT_TRUE(unit_records(e.units[0]).empty());
 }
 
+// What the run reports of it (extra.clock_filter): the low visit of one unit and a unit whose
+// every attempt was low, counted per record and in all, and the record that has no sample named.
+TEST(ClockFilter, TheRunReportsWhatWasDiscardedAndWhichRecordIsLost) {
+  Pairs e;
+  e.units.resize(2);  // copy cold and copy warm, two variants each
+  // Two visits each, in the seed's order; the second visit's first attempt is low, and which
+  // unit that visit was is noted after it (progress is called after each visit).
+  std::size_t reads = 0;
+  std::vector<std::string> visited;
+  ClockFilter filter{[&] { return ++reads == 2 ? 1500.0 : 1980.0; }, 1800, 2};
+  time_units(e.units, 2, 2, 5, [&](std::size_t, std::size_t, const Unit& u) { visited.push_back(u.cache); }, &filter);
+  int discarded = 0;
+  for (const Unit& u : e.units)
+    for (const int d : u.discarded) discarded += d;
+  EXPECT_EQ(discarded, 2 * 2);  // one attempt of one visit: 2 variants x 2 samples
+  const nlohmann::json one = clock_filter_json(e.units, 0.9, 2000, filter.attempts);
+  EXPECT_EQ(one["discarded_samples"], discarded);
+  EXPECT_EQ(one["floor_mhz"], 1800);
+  EXPECT_EQ(one["attempts_per_visit"], 2);
+  ASSERT_EQ(one["discarded"].size(), 2u);  // both variants of the unit of that visit
+  EXPECT_EQ(one["discarded"][0]["record"], "copy float32 1000 " + visited[1] + " events fast");
+  EXPECT_EQ(one["discarded"][0]["samples"], 2);
+  EXPECT_EQ(one["without_record"], nlohmann::json::array());
+
+  Pairs low;
+  low.units.resize(1);
+  ClockFilter always_low{[] { return 1000.0; }, 1800, 2};
+  time_units(low.units, 2, 2, 5, {}, &always_low);
+  const nlohmann::json lost = clock_filter_json(low.units, 0.9, 2000, always_low.attempts);
+  EXPECT_EQ(lost["discarded_samples"], 2 * 2 * 2 * 2);  // 2 variants x 2 visits x 2 attempts x 2 samples
+  EXPECT_EQ(lost["without_record"], (nlohmann::json{"copy float32 1000 cold events fast", "copy float32 1000 cold events slow"}));
+}
+
 TEST(ClockFilter, WithoutAFilterNothingIsDiscardedOrClocked) {
   Pairs e;
   time_units(e.units, 2, 2, 5);
@@ -313,6 +346,120 @@ TEST(StoppingRule, AStopRequestEndsTheRounds) {
   int asked = 0;
   const std::size_t done = time_units(e.units, 3, 3, 5, {}, nullptr, [&] { return ++asked > 8; }, &rule);
   EXPECT_EQ(done, 8u);
+}
+
+}  // namespace
+}  // namespace kbench
+
+namespace kbench {
+namespace {
+
+// The floor in every visit: an empty kernel's timer per cache mode (shared by that mode's units,
+// as the runner shares one), counting from its own base so that its samples are told apart.
+struct PairsWithFloors : Pairs {
+  CountingTimer cold_floor{1000, "floor/cold", log}, warm_floor{2000, "floor/warm", log};
+  PairsWithFloors() {
+    for (Unit& u : units) u.floor = u.cache == "cold" ? &cold_floor : &warm_floor;
+  }
+};
+
+// The median of the floor samples a unit kept for `visit`, computed here from scratch.
+double floor_median(const Unit& u, int visit) {
+  std::vector<double> xs;
+  for (std::size_t i = 0; i < u.floor_samples.size(); ++i)
+    if (u.floor_visits[i] == visit) xs.push_back(u.floor_samples[i]);
+  std::sort(xs.begin(), xs.end());
+  return xs.empty() ? -1 : xs[xs.size() / 2];  // odd counts here
+}
+
+TEST(VisitFloor, EveryVisitTimesTheFloorOfItsModeAfterThePrimesBeforeTheVariants) {
+  PairsWithFloors e;
+  const int visits = 4, samples = 3;
+  time_units(e.units, visits, samples, 11);
+  // Per visit: the two variants' primes, the floor's prime, the floor's samples, the variants'.
+  const std::size_t per_visit = 3 + samples + 2 * samples;
+  ASSERT_EQ(e.log.size(), e.units.size() * visits * per_visit);
+  std::size_t visits_checked = 0;
+  for (std::size_t i = 0; i < e.log.size(); i += per_visit) {
+    const std::string unit = e.log[i + 3 + samples].substr(0, e.log[i + 3 + samples].rfind('/'));  // "copy/cold"
+    const std::string floor = "floor/" + unit.substr(unit.find('/') + 1);
+    EXPECT_TRUE(e.log[i].starts_with(unit) && e.log[i].ends_with("/prime")) << e.log[i];
+    EXPECT_TRUE(e.log[i + 1].starts_with(unit) && e.log[i + 1].ends_with("/prime")) << e.log[i + 1];
+    EXPECT_EQ(e.log[i + 2], floor + "/prime");
+    for (int n = 0; n < samples; ++n) EXPECT_EQ(e.log[i + 3 + n], floor) << i;
+    for (std::size_t j = i + 3 + samples; j < i + per_visit; ++j) EXPECT_TRUE(e.log[j].starts_with(unit)) << e.log[j];
+    ++visits_checked;
+  }
+  EXPECT_EQ(visits_checked, e.units.size() * visits);
+
+  std::size_t samples_checked = 0;
+  for (const Unit& u : e.units) {
+    ASSERT_EQ(u.floor_samples.size(), static_cast<std::size_t>(visits * samples));
+    std::map<int, int> per_visit_count;
+    for (const int v : u.floor_visits) ++per_visit_count[v];
+    EXPECT_EQ(per_visit_count.size(), static_cast<std::size_t>(visits));
+    for (const auto& [v, count] : per_visit_count) EXPECT_EQ(count, samples) << v;
+    // Each record gives every sample its visit's floor: the median of that visit's floor samples.
+    for (const Record& r : unit_records(u)) {
+      ASSERT_EQ(r.sample_floor_us.size(), r.samples_us.size());
+      for (std::size_t i = 0; i < r.samples_us.size(); ++i, ++samples_checked) {
+        EXPECT_EQ(r.sample_floor_us[i], floor_median(u, r.sample_visits[i]));
+        EXPECT_GE(r.sample_floor_us[i], u.cache == "cold" ? 1000 : 2000);
+      }
+    }
+  }
+  EXPECT_EQ(samples_checked, e.units.size() * 2 * visits * samples);
+  // The floors of one mode are one timer's: four units' visits of it never repeat a sample.
+  std::set<double> cold;
+  for (const Unit& u : e.units)
+    if (u.cache == "cold") cold.insert(u.floor_samples.begin(), u.floor_samples.end());
+  EXPECT_EQ(cold.size(), 2u * visits * samples);
+}
+
+// A visit begun below the clock floor loses its floor samples with its own: the floor that is
+// kept is the one of the attempt whose samples are kept.
+TEST(VisitFloor, AVisitDiscardedForItsClockDiscardsItsFloorToo) {
+  PairsWithFloors e;
+  e.units.resize(1);  // copy cold
+  std::vector<double> clocks = {1980, 1500, 1975, 1990};
+  std::size_t reads = 0;
+  ClockFilter filter{[&] { return clocks.at(reads++); }, 1800, 3};
+  const int visits = 3, samples = 2;
+  time_units(e.units, visits, samples, 5, {}, &filter);
+  const Unit& u = e.units[0];
+  ASSERT_EQ(reads, 4u);
+  EXPECT_EQ(u.floor_samples.size(), static_cast<std::size_t>(visits * samples));
+  // The floor timer gave 1000, 1001, ...: the second attempt's pair (1002, 1003) is gone.
+  EXPECT_EQ(u.floor_samples, (std::vector<double>{1000, 1001, 1004, 1005, 1006, 1007}));
+  EXPECT_EQ(u.floor_visits, (std::vector<int>{0, 0, 1, 1, 2, 2}));
+  const std::vector<Record> records = unit_records(u);
+  ASSERT_EQ(records.size(), 2u);
+  // Two samples a visit: the median is their mean.
+  EXPECT_EQ(records[0].sample_floor_us, (std::vector<double>{1000.5, 1000.5, 1004.5, 1004.5, 1006.5, 1006.5}));
+}
+
+TEST(VisitFloor, TheRunsFloorsPerModeSayHowFarTheyMoved) {
+  PairsWithFloors e;
+  const int visits = 3, samples = 3;
+  time_units(e.units, visits, samples, 2);
+  const nlohmann::json floors = visit_floors_json(e.units);
+  ASSERT_EQ(floors.size(), 2u);  // cold and warm, in the order first met
+  EXPECT_EQ(floors[0]["cache"], "cold");
+  EXPECT_EQ(floors[1]["cache"], "warm");
+  for (const auto& f : floors) {
+    EXPECT_EQ(f["timer"], "events");
+    EXPECT_EQ(f["visits"], 2 * visits);  // two units of the mode
+    ASSERT_EQ(f["samples_us"].size(), 2u * visits * samples);
+    const double base = f["cache"] == "cold" ? 1000 : 2000;
+    // One counting timer: its samples are base .. base + 17, each visit's three consecutive.
+    EXPECT_EQ(f["min_us"], base);
+    EXPECT_EQ(f["median_us"], base + 8.5);
+    EXPECT_EQ(f["visit_median_range_us"], (nlohmann::json{base + 1, base + 16}));
+  }
+  Pairs without;
+  time_units(without.units, 2, 2, 5);
+  EXPECT_EQ(visit_floors_json(without.units), nlohmann::json::array());
+  for (const Record& r : unit_records(without.units[0])) EXPECT_TRUE(r.sample_floor_us.empty());
 }
 
 }  // namespace

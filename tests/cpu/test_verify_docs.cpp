@@ -51,6 +51,19 @@ TEST(VerifyDocs, TimerFloorsBeforeTheVisitsAreTraceableToo) {
   EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
 }
 
+// And so is the median of the floors taken in every visit (extra.visit_floors); the range of
+// the visits' medians beside it is not a saved median.
+TEST(VerifyDocs, TheFloorsOfTheVisitsAreTraceableToo) {
+  VerifyFixture f;
+  f.tree.write("README.md", "in the visits the graph floor was 0.597 us (0.588 us to 0.611 us)\n");
+  EXPECT_EQ(f.verify().problems.size(), 3u) << all_problems(f.verify());
+  Result with_visits = f.result;
+  with_visits.extra["visit_floors"] = {
+      {{"cache", "cold"}, {"timer", "graph"}, {"median_us", 0.597}, {"visit_median_range_us", {0.588, 0.611}}}};
+  f.rewrite_result(with_visits);
+  EXPECT_EQ(f.verify().problems.size(), 2u) << all_problems(f.verify());
+}
+
 // A line that names ops, dtypes, shapes, timers or caches matches only figures of records
 // that agree: 12.345 us is add's float32 1024x1024 cold events median, not softmax's or
 // graph's, and a timer floor has no op or shape to disagree with.

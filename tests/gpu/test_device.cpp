@@ -4,6 +4,8 @@
 #include "core/errors.hpp"
 #include "device/clock.hpp"
 #include "device/device_info.hpp"
+#include "device/gpu_load.hpp"
+#include "device/nvml_clock.hpp"
 #include "device/warmup.hpp"
 #include "gpu_test.hpp"
 
@@ -71,6 +73,30 @@ TEST(Device, WarmUpLastsAtLeastTheMinimum) {
   EXPECT_GT(r.sm_clock_mhz, 100.0);
   const auto j = to_json(r);
   EXPECT_EQ(j["clock_trace_mhz"].size(), r.clock_trace_mhz.size());
+}
+
+// The load record read through NVML on a real GPU: every field a number (an H200 reports them
+// all), of the GPU the device block names; the driver's version and the probe's clock too.
+TEST(Device, LoadSnapshotReadsNvml) {
+  KB_REQUIRE_GPU();
+  const auto block = device_block(select_device(0));
+  ASSERT_TRUE(block.contains("driver_version")) << block.dump();
+  const std::string uuid = block["uuid"].get<std::string>();
+  const auto load = query_gpu_load(uuid);
+  ASSERT_EQ(load["available"], true) << load.dump();
+  EXPECT_EQ(load["uuid"], uuid);
+  for (const char* field : {"utilization_pct", "memory_utilization_pct", "sm_clock_mhz", "mem_clock_mhz",
+                            "temperature_c", "power_w", "memory_used_mib"})
+    EXPECT_TRUE(load[field].is_number()) << field << ": " << load.dump();
+  EXPECT_GT(load["sm_clock_mhz"].get<double>(), 100.0);
+  EXPECT_GT(load["power_w"].get<double>(), 1.0);  // watts, not NVML's milliwatts
+  EXPECT_LT(load["power_w"].get<double>(), 2000.0);
+  EXPECT_TRUE(load["clock_event_reasons"].is_object()) << load.dump();
+  EXPECT_TRUE(load["processes"].is_array()) << load.dump();
+  const NvmlClock clock(uuid);
+  EXPECT_TRUE(clock.unavailable().empty()) << clock.unavailable();
+  ASSERT_TRUE(clock.sm_mhz());
+  EXPECT_GT(*clock.sm_mhz(), 100.0);
 }
 
 }  // namespace

@@ -34,6 +34,20 @@ TEST(Runner, RunsAnExperimentOfItsOwn) {
     EXPECT_EQ(rec.samples_us.size(), 4u);
     EXPECT_TRUE(rec.check.passed);
     EXPECT_GT(rec.median_us, 0);
+    // Every sample carries its visit's floor: an empty kernel in the record's mode, below an
+    // 8 MiB copy's time.
+    ASSERT_EQ(rec.sample_floor_us.size(), rec.samples_us.size()) << rec.variant << " " << rec.timer;
+    for (const double floor : rec.sample_floor_us) {
+      EXPECT_GT(floor, 0) << rec.variant << " " << rec.timer;
+      EXPECT_LT(floor, rec.median_us) << rec.variant << " " << rec.timer;
+    }
+  }
+  // Pooled per cache mode and timer: cold events and cold graph, each from the two visits.
+  const auto& floors = r.extra.at("visit_floors");
+  ASSERT_EQ(floors.size(), 2u) << floors.dump();
+  for (const auto& f : floors) {
+    EXPECT_EQ(f.at("visits"), 2);
+    EXPECT_EQ(f.at("samples_us").size(), 4u);
   }
   EXPECT_EQ(r.experiment, "pairs");
   EXPECT_EQ(r.extra.at("records_seen").get<std::size_t>(), r.records.size());
