@@ -182,6 +182,17 @@ TEST(Workers, ASignalIsPassedOnOnce) {
   }
 }
 
+// The worker folder a message names after `lead` (kept for the user to look at), removed and
+// checked to have existed.
+void remove_kept_folder(const std::string& message, const std::string& lead) {
+  const auto at = message.find(lead);
+  ASSERT_NE(at, std::string::npos) << message;
+  const fs::path kept = message.substr(at + lead.size());
+  EXPECT_TRUE(fs::is_directory(kept)) << kept;
+  EXPECT_NE(kept.filename().string().find("kbench-workers-"), std::string::npos) << kept;
+  fs::remove_all(kept);
+}
+
 // run_on_devices with the fake worker: the shards merged and written as one result, the lost
 // ones named, and every worker refused as bad input.
 struct DevicesFixture : FakeWorker {
@@ -232,6 +243,7 @@ TEST(Workers, DevicesKeepWhatTheLivingWorkersWrote) {
   const Result r = read_result(o.written);
   EXPECT_EQ(r.meta.at("merge").at("missing"), nlohmann::json({1}));
   EXPECT_EQ(r.records.size(), test::synthetic_shard(0, 2, 6, test::fixed_git()).records.size());
+  remove_kept_folder(o.lost, "logs in ");
 }
 
 TEST(Workers, DevicesRefusedByEveryWorkerWriteNothing) {
@@ -249,7 +261,13 @@ TEST(Workers, DevicesRefusedByEveryWorkerWriteNothing) {
 
 TEST(Workers, DevicesRefuseWorkersThatRanAnotherPlan) {
   const DevicesFixture f;
-  EXPECT_THROW(f.run(std::string(64, 'e')), Failure);
+  try {
+    f.run(std::string(64, 'e'));
+    ADD_FAILURE() << "not refused";
+  } catch (const Failure& e) {
+    EXPECT_NE(std::string(e.what()).find("the workers ran another plan"), std::string::npos) << e.what();
+    remove_kept_folder(e.what(), "their results are in ");
+  }
   EXPECT_EQ(f.written(), 0);
 }
 
