@@ -113,9 +113,11 @@ Experiment grid_experiment(const GridSettings& s, const DeviceLimits& dev) {
       if (it != params->end()) rec.plan = it->second;
     }
     r.extra["grid"] = grid;
-    r.extra["grid"]["analysis"] = grid_analysis(r);
+    grid_reanalysis(r);
   };
   return e;
 }
+
+void grid_reanalysis(Result& r) { r.extra["grid"]["analysis"] = grid_analysis(r); }
 
 }  // namespace kbench

@@ -42,6 +42,10 @@ std::vector<GridCell> grid_cells(const GridSettings& s, const DeviceLimits& dev,
 // The experiment for the runner: needs the registry (the op's launchers) but no GPU until run.
 Experiment grid_experiment(const GridSettings& s, const DeviceLimits& dev);
 
+// The grid's analysis of a result (extra.grid.analysis, experiments/grid_analysis.hpp) over its
+// records, whose plans are already recorded: what kbench merge runs over a grid's joined shards.
+void grid_reanalysis(Result& r);
+
 // The seed of a cell's sampled rows: fixed by the run's seed and the cell, so that a rerun
 // checks the same rows.
 std::uint64_t check_seed(std::uint64_t seed, std::int64_t rows, std::int64_t width);

@@ -176,13 +176,15 @@ Experiment sweep_experiment(const SweepSettings& s) {
   e.settings = settings_json(s);
   e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device, s.clock_floor, s.until};
   e.cases = plan_cases(s);
-  e.analyse = [](Result& r) {
-    fill_copy_fractions(r.records);
-    fill_rooflines(r.records);
-    r.extra["comparisons"] = comparisons(r.records);
-    r.extra["launch_overhead"] = launch_overhead(r.records);
-  };
+  e.analyse = sweep_analysis;
   return e;
+}
+
+void sweep_analysis(Result& r) {
+  fill_copy_fractions(r.records);
+  fill_rooflines(r.records);
+  r.extra["comparisons"] = comparisons(r.records);
+  r.extra["launch_overhead"] = launch_overhead(r.records);
 }
 
 }  // namespace kbench

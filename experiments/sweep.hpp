@@ -15,4 +15,9 @@ namespace kbench {
 // copy roofline when asked and missing.
 Experiment sweep_experiment(const SweepSettings& s);
 
+// The sweep's report on a result's records: each record's copy fraction and same-traffic
+// roofline, extra.comparisons and extra.launch_overhead. Run after the visits, and again by
+// kbench merge over the joined records of a sweep's shards (experiments/shard_merge.hpp).
+void sweep_analysis(Result& r);
+
 }  // namespace kbench

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   kbench::add_fit_command(app);
   kbench::add_spec_command(app);
   kbench::add_compare_command(app);
+  kbench::add_merge_command(app);
 
   try {
     app.parse(argc, argv);

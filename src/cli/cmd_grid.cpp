@@ -1,5 +1,6 @@
 // kbench grid: every row plan of one row op over a grid of row counts x widths
 // (experiments/grid.hpp), written to <out>/grid/; the summary of its analysis is printed.
+// --shard i/n runs one shard of the cells, --devices one worker per GPU (cli/shard_options.hpp).
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -7,6 +8,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/devices_run.hpp"
+#include "cli/shard_options.hpp"
 #include "cli/whole_number.hpp"
 #include "core/errors.hpp"
 #include "device/device_info.hpp"
@@ -16,6 +19,17 @@
 #include "report/grid_report.hpp"
 
 namespace kbench {
+
+namespace {
+
+// A shard's analysis may be missing (a shard without a timed cell): merge makes the whole one.
+void print_analysis(const Result& r) {
+  const auto grid = r.extra.find("grid");
+  if (grid != r.extra.end() && grid->contains("analysis")) std::printf("%s", grid_markdown(grid->at("analysis")).c_str());
+  else spdlog::info("no analysis in this result (a shard without a timed cell; kbench merge analyses the joined shards)");
+}
+
+}  // namespace
 
 void add_grid_command(CLI::App& app) {
   struct Options {
@@ -43,8 +57,10 @@ void add_grid_command(CLI::App& app) {
       ->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
   sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/grid/");
-  sub->add_flag("--list", o->list, "List the cells and their plan counts on this device, run nothing");
-  sub->callback([o] {
+  sub->add_flag("--list", o->list,
+                "List the cells and their plan counts on this device (with --shard, the shard's), run nothing");
+  auto shards = add_shard_options(sub);
+  sub->callback([o, shards, sub] {
     GridSettings s = load_grid_config(o->config);
     if (!o->op.empty()) s.op = o->op;
     if (!o->dtype.empty()) s.dtypes = {parse_dtype(o->dtype)};
@@ -55,12 +71,31 @@ void add_grid_command(CLI::App& app) {
     if (o->seed >= 0) s.seed = static_cast<std::uint64_t>(o->seed);
     s.device = o->device;
     validate_grid_settings(s);  // bad input writes nothing and touches no GPU
+    const ShardRequest req = resolve_shard_options(*shards, *sub);
+    const std::filesystem::path results_dir = std::filesystem::path(o->out) / "grid";
+    if (!req.devices.empty() && !o->list) {
+      // The cells depend on the GPU's SM count: the workers make the plan, the parent opens no
+      // CUDA context (it would sit on the first worker's GPU), and merge checks they agree.
+      require_result_dir(results_dir);
+      const DevicesOutcome d = run_on_devices({req.devices, "grid", results_dir, 0, "", "", process_argv()});
+      print_analysis(d.merged);
+      spdlog::info("wrote {}", d.written.string());
+      end_if_incomplete(d.merged, d.written);
+      if (!d.lost.empty()) throw Failure(d.lost);
+      return;
+    }
     select_device(s.device);
     const DeviceLimits& dev = current_device_limits();
     if (o->list) {
       std::vector<std::string> left_out;
       std::size_t plans = 0;
-      const auto cells = grid_cells(s, dev, &left_out);
+      auto cells = grid_cells(s, dev, &left_out);
+      if (req.shard) {  // a cell is a case of the plan, in order (grid_experiment)
+        std::vector<GridCell> mine;
+        for (const std::size_t i : shard_case_indices(cells.size(), *req.shard, s.seed)) mine.push_back(cells[i]);
+        std::printf("shard %s: %zu of %zu cells\n", shard_name(*req.shard).c_str(), mine.size(), cells.size());
+        cells = std::move(mine);
+      }
       for (const auto& c : cells) {
         std::printf("%s %lldx%lld: %zu plans, rule %s\n", std::string(dtype_name(c.dtype)).c_str(), static_cast<long long>(c.rows),
                     static_cast<long long>(c.width), c.plans.size(), c.rule.c_str());
@@ -70,10 +105,14 @@ void add_grid_command(CLI::App& app) {
                   static_cast<long long>(s.max_elements));
       return;
     }
-    const Experiment e = grid_experiment(s, dev);
+    Experiment e = grid_experiment(s, dev);
+    if (req.shard) {
+      e = shard_experiment(e, *req.shard, "grid");
+      spdlog::info("{}", shard_summary(e));
+    }
     const Result r = run_experiment(e, process_argv());
-    const auto path = write_result(r, std::filesystem::path(o->out) / e.name);
-    std::printf("%s", grid_markdown(r.extra.at("grid").at("analysis")).c_str());
+    const auto path = write_result(r, results_dir);
+    print_analysis(r);
     spdlog::info("wrote {}", path.string());
     end_if_incomplete(r, path);
   });

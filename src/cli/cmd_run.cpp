@@ -1,11 +1,15 @@
 // kbench run: the operator sweep (experiments/sweep.cpp), written to <out>/<experiment>/.
 // --dry-run prints the plan instead (harness/dry_run.hpp): after the same validation, with no
-// GPU needed and nothing written.
+// GPU needed and nothing written. --shard i/n runs one shard of the plan (harness/shard.hpp);
+// --devices runs every shard, one worker process per GPU, and merges them (cli/devices_run.hpp).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/devices_run.hpp"
+#include "cli/shard_options.hpp"
 #include "cli/sweep_options.hpp"
 #include "core/errors.hpp"
 #include "device/device_info.hpp"
@@ -43,33 +47,77 @@ void print_table(const Result& r) {
   }
 }
 
+void end_with_checks(const Result& r) {
+  if (!r.extra.at("check_failures").empty())
+    throw Failure(std::to_string(r.extra.at("check_failures").size()) +
+                  " variant(s) failed their check and were not timed (see the log)");
+}
+
+// --dry-run: the plan, or the shard's part of it, or each worker's part.
+void print_dry_run(const Experiment& whole, const ShardRequest& req, int device) {
+  const PlanDevice dev = plan_device(req.devices.empty() ? device : req.devices.front());
+  if (req.shard) {
+    const Experiment part = shard_experiment(whole, *req.shard, "run");
+    std::printf("%s\n", shard_summary(part).c_str());
+    std::fputs(describe_plan(part, dev.limits, dev.source).c_str(), stdout);
+    return;
+  }
+  if (req.devices.empty()) {
+    std::fputs(describe_plan(whole, dev.limits, dev.source).c_str(), stdout);
+    return;
+  }
+  const int n = static_cast<int>(std::min(req.devices.size(), whole.cases.size()));
+  for (int k = 0; k < n; ++k) {
+    const Experiment part = shard_experiment(whole, {k, n}, "run");
+    std::printf("%sworker on device %d: %s\n", k ? "\n" : "", req.devices[static_cast<std::size_t>(k)],
+                shard_summary(part).c_str());
+    std::fputs(describe_plan(part, dev.limits, dev.source).c_str(), stdout);
+  }
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "Operator sweep: check every variant, then time it in randomized visits");
   auto opts = add_sweep_options(sub, /*timing=*/true);
+  auto shards = add_shard_options(sub);
   auto dry_run = std::make_shared<bool>(false);
   sub->add_flag("--dry-run", *dry_run,
                 "Print the plan (cases, variants and skips, samples, an estimate of the time) and exit; "
                 "needs no GPU, writes nothing");
-  sub->callback([opts, dry_run] {
+  sub->callback([opts, shards, dry_run, sub] {
     const SweepSettings s = resolve_sweep_settings(*opts);
+    const ShardRequest req = resolve_shard_options(*shards, *sub);
+    // sweep_experiment validates ops, variants and shapes before any device is looked at.
+    const Experiment whole = sweep_experiment(s);
     if (*dry_run) {
-      // sweep_experiment validates ops, variants and shapes before any device is looked at.
-      const Experiment e = sweep_experiment(s);
-      const PlanDevice dev = plan_device(s.device);
-      std::fputs(describe_plan(e, dev.limits, dev.source).c_str(), stdout);
+      print_dry_run(whole, req, s.device);
+      return;
+    }
+    const std::filesystem::path results_dir = std::filesystem::path(opts->out) / s.experiment;
+    if (!req.devices.empty()) {
+      require_result_dir(results_dir);
+      const DevicesOutcome o = run_on_devices({req.devices, "run", results_dir, whole.cases.size(), plan_sha256(whole), "",
+                                               process_argv()});
+      print_table(o.merged);
+      spdlog::info("wrote {}", o.written.string());
+      end_if_incomplete(o.merged, o.written);
+      if (!o.lost.empty()) throw Failure(o.lost);
+      end_with_checks(o.merged);
       return;
     }
     warn_if_tree_differs();
-    const Result r = run_experiment(sweep_experiment(s), process_argv());
-    const auto path = write_result(r, std::filesystem::path(opts->out) / s.experiment);
+    Experiment e = whole;
+    if (req.shard) {
+      e = shard_experiment(whole, *req.shard, "run");
+      spdlog::info("{}", shard_summary(e));
+    }
+    const Result r = run_experiment(e, process_argv());
+    const auto path = write_result(r, results_dir);
     print_table(r);
     spdlog::info("wrote {}", path.string());
     end_if_incomplete(r, path);
-    if (!r.extra.at("check_failures").empty())
-      throw Failure(std::to_string(r.extra.at("check_failures").size()) +
-                               " variant(s) failed their check and were not timed (see the log)");
+    end_with_checks(r);
   });
 }
 

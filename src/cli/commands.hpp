@@ -30,5 +30,6 @@ void add_grid_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
 void add_spec_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
 
 }  // namespace kbench

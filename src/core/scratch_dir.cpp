@@ -23,6 +23,7 @@ ScratchDir::ScratchDir(const std::string& purpose) {
 }
 
 ScratchDir::~ScratchDir() {
+  if (keep_) return;
   std::error_code ec;
   fs::remove_all(path_, ec);
 }

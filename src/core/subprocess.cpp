@@ -117,4 +117,55 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   return result;
 }
 
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const ProcessOptions& options,
+                           const std::filesystem::path& log) {
+  if (argv.empty()) throw std::invalid_argument("ChildProcess: empty argument vector");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string stdin_path = options.stdin_file.empty() ? "/dev/null" : options.stdin_file.string();
+  posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  // This process may run with SIGINT and SIGTERM handled or blocked; the child starts with the
+  // default actions and nothing blocked, so that it installs its own handlers on a clean slate.
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = environment_with(options.env);
+  std::vector<char*> c_args = c_strings(args), c_env = c_strings(env);
+  pid_t pid = -1;
+  const int spawned = ::posix_spawnp(&pid, c_args[0], &actions, &attributes, c_args.data(), c_env.data());
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned == 0) pid_ = pid;
+}
+
+bool ChildProcess::finished() {
+  if (done_ || pid_ <= 0) return true;
+  int status = 0;
+  pid_t got = 0;
+  while ((got = ::waitpid(pid_, &status, WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (got == 0) return false;
+  done_ = true;
+  if (got > 0 && WIFEXITED(status)) exit_code_ = WEXITSTATUS(status);
+  if (got > 0 && WIFSIGNALED(status)) end_signal_ = WTERMSIG(status);
+  return true;
+}
+
+void ChildProcess::send_signal(int sig) const {
+  if (pid_ > 0 && !done_) ::kill(pid_, sig);
+}
+
 }  // namespace kbench

@@ -31,4 +31,28 @@ struct ProcessResult {
 // Never throws for the child's failure; throws std::invalid_argument for an empty argv.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
+// A program left running while this process does other things (the workers of `kbench run
+// --devices`, one per GPU), its stdout and stderr appended to a log file. It runs in a process
+// group of its own, so that a Ctrl-C at the terminal reaches the parent alone, which passes one
+// signal on (a second would end the child at once, core/interrupt.hpp). options.timeout_s and
+// keep_stderr do not apply. Not copyable; the destructor neither waits nor kills.
+class ChildProcess {
+ public:
+  ChildProcess(const std::vector<std::string>& argv, const ProcessOptions& options, const std::filesystem::path& log);
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  // Whether it has ended (without blocking); then exit_code() or end_signal() say how.
+  bool finished();
+  int exit_code() const { return exit_code_; }    // -1 unless it exited
+  int end_signal() const { return end_signal_; }  // the signal that ended it, or 0
+  void send_signal(int sig) const;
+
+ private:
+  int pid_ = -1;
+  bool done_ = false;
+  int exit_code_ = -1, end_signal_ = 0;
+};
+
 }  // namespace kbench

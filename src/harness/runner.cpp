@@ -88,7 +88,7 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
     const MeasuredCase& mc = e.cases[i];
     auto p = std::make_unique<Prepared>();
     p->mc = &mc;
-    Rng rng = case_rng(e.how.seed, i);
+    Rng rng = case_rng(e.how.seed, mc.plan_index.value_or(i));
     spdlog::debug("preparing {}", case_label(mc.c));
     p->data = prepare_case(*mc.problem, mc.c, rng, {}, mc.check_rows);
     split.cases.generate += p->data.seconds.generate;
@@ -212,6 +212,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   result.meta["started"] = utc_now();
   result.meta["seed"] = e.how.seed;
   result.meta["settings"] = e.settings;
+  for (const auto& [key, block] : e.meta.items()) result.meta[key] = block;
   result.device = device_block(dev);
   const std::string gpu_id = result.device.value("uuid", std::to_string(dev));
   const nlohmann::json load_before = query_gpu_load(gpu_id);
@@ -316,7 +317,7 @@ bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
   bool all = true;
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
     const MeasuredCase& mc = e.cases[i];
-    Rng rng = case_rng(e.how.seed, i);
+    Rng rng = case_rng(e.how.seed, mc.plan_index.value_or(i));
     const PreparedCase pc = prepare_case(*mc.problem, mc.c, rng, {}, mc.check_rows);
     for (const Launchable* v : mc.variants) {
       const CheckInfo info = check_variant(pc, *v, stream);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ struct MeasuredCase {
   // the op allows it (Problem::oracle_rows, oracle_by_row), and every row otherwise, once per
   // case whatever its variants.
   std::vector<std::int64_t> check_rows = {};
+  // The case's position in the whole plan, which seeds its inputs; empty: its position in
+  // Experiment::cases. A shard's cases keep the whole plan's (harness/shard.hpp), so that a
+  // case gets the same inputs in any shard as in the unsharded run.
+  std::optional<std::size_t> plan_index = std::nullopt;
 };
 
 // How the cases are timed.
@@ -101,6 +106,8 @@ struct Experiment {
   // name): the tolerance probe's shares come from those ops' kernels, so verify must hold its
   // records to them too. The runner cannot look them up: the registry is above it.
   std::map<std::string, std::vector<std::string>> own_op_sources = {};
+  // Blocks added to the result's meta as they are (a shard's meta.shard, harness/shard.hpp).
+  nlohmann::json meta = nlohmann::json::object();
 };
 
 // Runs the experiment on how.device and returns the result (not yet written). Check failures

@@ -16,6 +16,7 @@
 
 #include "cpu/grid_fixture.hpp"
 #include "cpu/run_command.hpp"
+#include "cpu/shard_fixture.hpp"
 #include "experiments/fit.hpp"
 #include "experiments/grid_config.hpp"
 #include "record/result.hpp"
@@ -105,6 +106,29 @@ std::map<std::string, fs::path> write_grids(const fs::path& work) {
   return files;
 }
 
+// The shard results the merge lines name ({shard_0of2}, ...), written under `work`: the two
+// shards of one plan, and others that differ from the second in one way each.
+std::map<std::string, fs::path> write_shards(const fs::path& work) {
+  const auto shard = [](int i, int n) { return test::synthetic_shard(i, n, 6, test::fixed_git()); };
+  std::map<std::string, Result> shards = {{"shard_0of2", shard(0, 2)}, {"shard_1of2", shard(1, 2)},
+                                          {"shard_1of3", shard(1, 3)}};
+  Result a100 = shard(1, 2), commit = shard(1, 2), plan = shard(1, 2), grid = shard(1, 2);
+  a100.device["name"] = "NVIDIA A100-SXM4-80GB";
+  commit.meta["git"]["commit"] = std::string(40, 'c');
+  plan.meta["shard"]["plan_sha256"] = std::string(64, 'e');
+  grid.meta["shard"]["command"] = "grid";
+  shards.insert({{"shard_1of2_a100", a100}, {"shard_1of2_commit", commit}, {"shard_1of2_plan", plan}, {"shard_1of2_grid", grid}});
+  std::map<std::string, fs::path> files;
+  for (const auto& [name, r] : shards) {
+    files[name] = work / (name + ".json");
+    fs::rename(write_result(r, work / "written"), files[name]);
+  }
+  files["shard_0of2_copy"] = work / "shard_0of2_copy.json";
+  fs::copy_file(files.at("shard_0of2"), files.at("shard_0of2_copy"));
+  fs::remove_all(work / "written");
+  return files;
+}
+
 TEST(BadInputCorpus, CommandLines) {
   const fs::path work = test::fresh_temp_dir();
   const fs::path out = work / "out", dir = work / "a_folder", result = work / "result.json",
@@ -114,6 +138,7 @@ TEST(BadInputCorpus, CommandLines) {
   fs::copy_file(kReports / "kbench_h200.json", result);
   write_text(notjson, "{ not json");
   std::map<std::string, fs::path> inputs = write_grids(work);
+  inputs.merge(write_shards(work));
   inputs["result"] = result;
   std::map<std::string, std::string> before;
   for (const auto& [name, file] : inputs) before[name] = test::read_file(file);
@@ -123,7 +148,7 @@ TEST(BadInputCorpus, CommandLines) {
   inputs["notjson"] = notjson;
   inputs["grid_json"] = fs::path(KBENCH_SOURCE_DIR) / "configs" / "grid.json";
   const auto lines = corpus_lines("cli.txt");
-  EXPECT_GE(lines.size(), 250u);
+  EXPECT_GE(lines.size(), 300u);
   for (std::string args : lines) {
     const std::string what = args;
     for (const auto& [name, path] : inputs) replace_all(args, "{" + name + "}", test::shell_quoted(path));

@@ -1,0 +1,223 @@
+#include "cli/workers.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "core/errors.hpp"
+#include "core/interrupt.hpp"
+#include "core/subprocess.hpp"
+#include "core/text.hpp"
+
+namespace kbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// How often the parent looks at its workers: they run for minutes, and a worker that died
+// should be started again within a moment.
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::size_t begin = 0;
+  for (std::size_t at = text.find(separator); at != std::string::npos; at = text.find(separator, begin)) {
+    out.push_back(text.substr(begin, at - begin));
+    begin = at + 1;
+  }
+  out.push_back(text.substr(begin));
+  return out;
+}
+
+// The last line of a worker's log that is not blank (its error, when it was refused).
+std::string last_line(const fs::path& log) {
+  std::ifstream in(log);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!trim(line).empty()) last = trim(line);
+  return last;
+}
+
+std::string how_it_ended(const ChildProcess& p) {
+  if (p.end_signal() != 0) {
+    const char* name = strsignal(p.end_signal());
+    return "killed by signal " + std::to_string(p.end_signal()) + (name ? std::string(" (") + name + ")" : "");
+  }
+  return "exit status " + std::to_string(p.exit_code());
+}
+
+// The one result file a worker wrote under its --out (<out>/<experiment>/<name>.json).
+std::vector<fs::path> results_under(const fs::path& out) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path());
+  return files;
+}
+
+struct Running {
+  WorkerReport report;
+  std::unique_ptr<ChildProcess> process;
+  fs::path out;
+  std::chrono::steady_clock::time_point began;
+  bool ended = false;
+};
+
+std::string worker_name(const WorkerJob& job) {
+  return "worker " + shard_name(job.shard) + " (device " + std::to_string(job.device) + ")";
+}
+
+void start(Running& w, const WorkerCommand& command, const fs::path& dir) {
+  ++w.report.attempts;
+  const std::string base = "worker-" + std::to_string(w.report.job.shard.index) + "-attempt-" + std::to_string(w.report.attempts);
+  w.out = dir / base;
+  w.report.log = dir / (base + ".log");
+  fs::create_directories(w.out);
+  ProcessOptions options;
+  options.env = {{"CUDA_VISIBLE_DEVICES", w.report.job.visible}};
+  w.process = std::make_unique<ChildProcess>(command(w.report.job, w.out), options, w.report.log);
+  w.began = std::chrono::steady_clock::now();
+  if (!w.process->started()) {
+    w.ended = true;
+    w.report.failure = "could not be started";
+    spdlog::error("{} could not be started", worker_name(w.report.job));
+    return;
+  }
+  spdlog::info("{}: started with CUDA_VISIBLE_DEVICES={} (attempt {}), log {}", worker_name(w.report.job),
+               w.report.job.visible, w.report.attempts, w.report.log.string());
+}
+
+// A worker that just ended: done, refused, or dead (started again when it may be).
+void finish(Running& w, const WorkerCommand& command, const fs::path& dir, bool interrupted) {
+  ChildProcess& p = *w.process;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.began).count();
+  const std::string name = worker_name(w.report.job);
+  const int code = p.exit_code();
+  const bool wrote_on_its_own = code == 0 || code == 1 || code == 128 + SIGINT || code == 128 + SIGTERM;
+  std::string death;
+  if (code == 2) {
+    w.report.refused = true;
+    w.report.failure = "refused its input: " + last_line(w.report.log);
+    spdlog::error("{} {}", name, w.report.failure);
+    w.ended = true;
+    return;
+  }
+  if (wrote_on_its_own) {
+    const auto files = results_under(w.out);
+    if (files.size() == 1) {
+      try {
+        w.report.result = read_result(files.front());
+        w.report.file = files.front();
+        spdlog::info("{}: done in {:.1f} s ({} records)", name, seconds, w.report.result->records.size());
+        w.ended = true;
+        return;
+      } catch (const UsageError& e) {
+        death = how_it_ended(p) + " with an unreadable result (" + e.what() + ")";
+      }
+    } else {
+      death = how_it_ended(p) + " with " + std::to_string(files.size()) + " result files written, not one";
+    }
+  } else {
+    death = how_it_ended(p);
+  }
+  w.report.deaths.push_back(death);
+  const std::string tail = last_line(w.report.log);
+  if (w.report.attempts < 2 && !interrupted) {
+    spdlog::warn("{} died after {:.1f} s: {}{}; its shard runs again in a fresh worker", name, seconds, death,
+                 tail.empty() ? "" : " (its last line: " + tail + ")");
+    start(w, command, dir);
+    return;
+  }
+  w.report.failure = death + (w.report.attempts > 1 ? ", on each of its " + std::to_string(w.report.attempts) + " attempts" : "");
+  spdlog::error("{} died: {}{}; log {}", name, w.report.failure, tail.empty() ? "" : " (its last line: " + tail + ")",
+                w.report.log.string());
+  w.ended = true;
+}
+
+}  // namespace
+
+std::vector<int> parse_devices(const std::string& text) {
+  std::vector<int> devices;
+  for (const std::string& item : split(text, ',')) {
+    const bool digits = !item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const auto value = digits ? parse_whole(item, 0, 1023) : std::nullopt;
+    if (!value) throw UsageError("--devices expects device indices 0 to 1023 separated by commas (0,1,3), got '" + text + "'");
+    if (std::find(devices.begin(), devices.end(), *value) != devices.end())
+      throw UsageError("--devices names device " + item + " twice: '" + text + "'");
+    devices.push_back(static_cast<int>(*value));
+  }
+  return devices;
+}
+
+std::vector<std::string> worker_argv(const std::vector<std::string>& parent_argv, const std::string& program,
+                                     const ShardSpec& shard, const fs::path& out) {
+  static const std::vector<std::string> dropped = {"--devices", "--device", "--shard", "--out"};
+  std::vector<std::string> argv = {program};
+  for (std::size_t i = 1; i < parent_argv.size(); ++i) {
+    const std::string& a = parent_argv[i];
+    const auto eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    if (std::find(dropped.begin(), dropped.end(), name) == dropped.end()) {
+      argv.push_back(a);
+      continue;
+    }
+    if (eq == std::string::npos) ++i;  // its value is the next word
+  }
+  for (const std::string& a : {std::string("--device"), std::string("0"), std::string("--shard"), shard_name(shard),
+                               std::string("--out"), out.string()})
+    argv.push_back(a);
+  return argv;
+}
+
+std::string worker_visible_device(const char* parent_visible, int device) {
+  if (parent_visible == nullptr) return std::to_string(device);
+  std::vector<std::string> visible;
+  for (const std::string& item : split(parent_visible, ','))
+    if (!trim(item).empty()) visible.push_back(trim(item));
+  if (device < 0 || static_cast<std::size_t>(device) >= visible.size())
+    throw UsageError("--devices names device " + std::to_string(device) + ", but CUDA_VISIBLE_DEVICES='" +
+                     parent_visible + "' shows " + std::to_string(visible.size()) + " device(s), numbered from 0");
+  return visible[static_cast<std::size_t>(device)];
+}
+
+std::vector<WorkerReport> run_workers(const std::vector<WorkerJob>& jobs, const WorkerCommand& command, const fs::path& dir) {
+  install_interrupt_handlers();
+  std::vector<Running> workers(jobs.size());
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    workers[k].report.job = jobs[k];
+    start(workers[k], command, dir);
+  }
+  bool passed_on = false;
+  for (;;) {
+    const int sig = interrupt_signal();
+    if (sig != 0 && !passed_on) {
+      spdlog::warn("{}: passed on to every worker still running; each stops at its next visit boundary and writes what "
+                   "it measured", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      for (Running& w : workers)
+        if (!w.ended) w.process->send_signal(sig);
+      passed_on = true;
+    }
+    bool all = true;
+    for (Running& w : workers) {
+      if (w.ended) continue;
+      if (w.process->finished()) {
+        finish(w, command, dir, sig != 0);  // after a signal, nothing starts again
+      }
+      all = all && w.ended;
+    }
+    if (all) break;
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  std::vector<WorkerReport> reports;
+  for (Running& w : workers) reports.push_back(std::move(w.report));
+  return reports;
+}
+
+}  // namespace kbench
