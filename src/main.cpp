@@ -8,6 +8,18 @@
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
 #include "core/host_memory.hpp"
+#include "core/text.hpp"
+
+namespace {
+
+// Every message ends as one line of at most ~400 bytes that cannot act on the terminal: what a
+// message echoes of its input (an op name, a path, CLI11's "not expected: ...") may hold escape
+// sequences, newlines or 100 kB (core/text.hpp printable).
+void say(const char* prefix, const char* message) {
+  std::fprintf(stderr, "kbench: %s%s\n", prefix, kbench::printable(message, 400).c_str());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   kbench::keep_freed_host_memory();  // before anything large is allocated
@@ -43,19 +55,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; real parse errors exit 2.
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::fprintf(stderr, "kbench: error: %s\n", e.what());
+    say("error: ", e.what());
     return 2;
   } catch (const kbench::UsageError& e) {
-    std::fprintf(stderr, "kbench: error: %s\n", e.what());
+    say("error: ", e.what());
     return 2;
   } catch (const kbench::Interrupted& e) {
-    std::fprintf(stderr, "kbench: %s\n", e.what());
+    say("", e.what());
     return 128 + e.signal();
   } catch (const kbench::Failure& e) {
-    std::fprintf(stderr, "kbench: %s\n", e.what());
+    say("", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kbench: internal error: %s\n", e.what());
+    say("internal error: ", e.what());
     return 1;
   }
   return 0;

@@ -4,6 +4,7 @@
 #include <exception>
 #include <ctime>
 #include <random>
+#include <vector>
 
 namespace kbench {
 
@@ -23,36 +24,85 @@ std::string utc_now(bool compact) {
   return buf;
 }
 
-bool is_valid_utf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    // The sequence length and the smallest code point it may encode (no overlong forms).
-    int length = 0;
-    char32_t min = 0;
-    if (c < 0x80) {
-      length = 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-      min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      length = 3;
-      min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      length = 4;
-      min = 0x10000;
-    }
-    if (length == 0 || i + static_cast<std::size_t>(length) > s.size()) return false;
-    char32_t code = length == 1 ? c : c & (0x7F >> length);
-    for (int k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(s[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3F);
-    }
-    if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
-    i += static_cast<std::size_t>(length);
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] and its code point, or 0 when there is
+// none (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, cut short).
+std::size_t utf8_sequence(std::string_view s, std::size_t i, char32_t& code) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  // The sequence length and the smallest code point it may encode (no overlong forms).
+  std::size_t length = 0;
+  char32_t min = 0;
+  if (c < 0x80) {
+    length = 1;
+  } else if (c >= 0xC2 && c <= 0xDF) {
+    length = 2;
+    min = 0x80;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    length = 3;
+    min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    length = 4;
+    min = 0x10000;
   }
+  if (length == 0 || i + length > s.size()) return 0;
+  code = length == 1 ? c : c & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(s[i + k]);
+    if ((next & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (next & 0x3F);
+  }
+  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  return length;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) {
+  char32_t code = 0;
+  for (std::size_t i = 0, n = 0; i < s.size(); i += n)
+    if ((n = utf8_sequence(s, i, code)) == 0) return false;
   return true;
+}
+
+std::string printable(std::string_view s, std::size_t max_bytes) {
+  // Each character of `s` as it will be shown: itself, or \xNN for each of its bytes.
+  std::vector<std::string> shown;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t code = 0;
+    const std::size_t n = utf8_sequence(s, i, code);
+    // C0 controls (newline, ESC), DEL and C1 controls (U+0080..U+009F: CSI among them) would
+    // act on the terminal; a byte that is not UTF-8 would print as noise.
+    const bool control = n == 0 || code < 0x20 || (code >= 0x7F && code <= 0x9F);
+    std::string unit;
+    for (std::size_t k = 0; k < (n == 0 ? 1 : n); ++k) {
+      if (!control) {
+        unit += s[i + k];
+        continue;
+      }
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(s[i + k]));
+      unit += hex;
+    }
+    total += unit.size();
+    shown.push_back(std::move(unit));
+    i += n == 0 ? 1 : n;
+  }
+  std::string out;
+  if (total <= max_bytes) {
+    for (const auto& unit : shown) out += unit;
+    return out;
+  }
+  // Too long: its start and its end (where a message often says what was expected), with how
+  // much was left out between them.
+  std::size_t head = 0, head_bytes = 0, tail = shown.size(), tail_bytes = 0;
+  while (head < tail && head_bytes + shown[head].size() <= max_bytes * 2 / 3) head_bytes += shown[head++].size();
+  while (tail > head && tail_bytes + shown[tail - 1].size() <= max_bytes / 3) tail_bytes += shown[--tail].size();
+  for (std::size_t k = 0; k < head; ++k) out += shown[k];
+  out += " [... " + std::to_string(total - head_bytes - tail_bytes) + " bytes left out ...] ";
+  for (std::size_t k = tail; k < shown.size(); ++k) out += shown[k];
+  return out;
 }
 
 std::string random_hex6() {

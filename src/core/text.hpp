@@ -18,6 +18,12 @@ std::string utc_now(bool compact = false);
 // anything else).
 bool is_valid_utf8(std::string_view s);
 
+// `s` as it may be shown on a terminal, on one line: control characters (newlines, escape
+// sequences, C1 controls) and bytes that are not UTF-8 become \xNN, and past max_bytes only its
+// start and end are kept, with how many bytes were left out between them. For echoing input
+// back in messages ("unknown op '\x1b[31m...'").
+std::string printable(std::string_view s, std::size_t max_bytes = 300);
+
 // `value` through a printf pattern with one double ("%.2fx" -> "1.31x"), for tables and statements.
 std::string format_number(const char* pattern, double value);
 
