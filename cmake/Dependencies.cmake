@@ -19,6 +19,19 @@ else()
 endif()
 add_library(kbench::cli11 ALIAS kbench_cli11)
 
+# valijson (JSON Schema validation, src/core/json_schema.cpp): header-only, Debian's
+# libvalijson-dev. The GPU machine has no such package and no network, so .deps/include (git-
+# ignored) is searched after the system: `scripts/gpu_session.sh --prepare` copies the headers
+# there from a machine that has them, and the device call carries .deps.
+find_path(KBENCH_VALIJSON_INCLUDE valijson/validator.hpp PATHS ${PROJECT_SOURCE_DIR}/.deps/include)
+if(NOT KBENCH_VALIJSON_INCLUDE)
+  message(FATAL_ERROR "valijson not found: install libvalijson-dev (scripts/setup.sh), or, on a machine "
+                      "without it, run scripts/gpu_session.sh --prepare where it is installed and carry .deps")
+endif()
+add_library(kbench_valijson INTERFACE)
+target_include_directories(kbench_valijson SYSTEM INTERFACE ${KBENCH_VALIJSON_INCLUDE})
+add_library(kbench::valijson ALIAS kbench_valijson)
+
 if(KBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

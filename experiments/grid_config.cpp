@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/json_schema.hpp"
 #include "core/shape.hpp"
 #include "experiments/sweep_config.hpp"
 #include "kernels/rows/row_family.hpp"
@@ -27,66 +27,36 @@ bool is_row_op(const std::string& op) {
   }
 }
 
-// The keys of a grid config (configs/grid.json); any other is refused, as in a sweep config.
-const std::set<std::string> kGridKeys = {"description", "ops",       "dtypes",   "rows",
-                                         "rows_per_sm", "widths",    "max_elements",
-                                         "check_full_up_to_elements", "check_sample_rows",
-                                         "cache",       "timer",     "visits",   "samples", "seed"};
-
-// j[key] as a list of whole numbers in [lo, hi], or `fallback` when absent.
-std::vector<std::int64_t> whole_list(const nlohmann::json& j, const char* key, const std::string& where,
-                                     std::int64_t lo, std::int64_t hi) {
-  if (!j.contains(key)) return {};
-  const auto& v = j.at(key);
-  if (!v.is_array()) throw UsageError(where + ": field '" + key + "' must be a list of whole numbers");
-  std::vector<std::int64_t> out;
-  for (const auto& x : v) out.push_back(whole_number(x, where + ": '" + key + "'", lo, hi));
-  return out;
-}
-
-// rows_per_sm: positive multiples of the SM count, at most kMaxRowsPerSm.
-std::vector<double> rows_per_sm_list(const nlohmann::json& j, const std::string& where) {
-  if (!j.contains("rows_per_sm")) return {};
-  const auto& v = j.at("rows_per_sm");
-  if (!v.is_array()) throw UsageError(where + ": field 'rows_per_sm' must be a list of numbers");
-  std::vector<double> out;
-  for (const auto& x : v) {
-    if (!x.is_number() || !(x.get<double>() > 0) || x.get<double>() > kMaxRowsPerSm)
-      throw UsageError(where + ": 'rows_per_sm' values must be numbers above 0 and at most " +
-                       std::to_string(static_cast<long long>(kMaxRowsPerSm)) + ", got " + x.dump());
-    out.push_back(x.get<double>());
-  }
-  return out;
-}
+// The format of grid configs (compiled in: cmake/Schemas.cmake).
+constexpr const char* kGridSchema = "configs/schema/grid.schema.json";
 
 }  // namespace
 
 GridSettings load_grid_config(const std::filesystem::path& file) {
   const nlohmann::json j = read_config_json(file);
   const std::string where = "config '" + file.string() + "'";
-  require_known_keys(j, kGridKeys, where);
+  // Keys, types and ranges are the schema's; what follows converts, and checks the ops.
+  JsonSchema::embedded(kGridSchema).validate(j, where);
   GridSettings s;
   s.config_path = file.string();
-  s.description = config_field<std::string>(j, "description", where, "");
-  s.ops = config_field<std::vector<std::string>>(j, "ops", where, {});
+  s.description = j.value("description", "");
+  s.ops = j.value("ops", std::vector<std::string>{});
   for (const auto& op : s.ops)
-    if (!is_row_op(op)) throw UsageError(where + ": 'ops' lists '" + op + "', which is not a row op (" + std::string(kRowOpList) + ")");
+    if (!is_row_op(op)) throw UsageError(where + ": '/ops' lists '" + op + "', which is not a row op (" + std::string(kRowOpList) + ")");
   if (s.ops.size() == 1) s.op = s.ops.front();
-  const auto dtypes = config_field<std::vector<std::string>>(j, "dtypes", where, {"bfloat16"});
   s.dtypes.clear();
-  for (const auto& d : dtypes) s.dtypes.push_back(parse_dtype(d));
-  s.rows = whole_list(j, "rows", where, 1, kMaxDim);
-  s.rows_per_sm = rows_per_sm_list(j, where);
-  s.widths = whole_list(j, "widths", where, 1, rows::kMaxWidth);
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  s.max_elements = whole_field(j, "max_elements", where, s.max_elements, 1, kMax);
-  s.check_full_up_to = whole_field(j, "check_full_up_to_elements", where, s.check_full_up_to, 0, kMax);
-  s.check_sample_rows = whole_field(j, "check_sample_rows", where, s.check_sample_rows, 2, kMaxDim);
-  s.caches = mode_list(j, "cache", where, s.caches, parse_cache_modes);
-  s.timers = mode_list(j, "timer", where, s.timers, parse_timers);
-  s.visits = static_cast<int>(whole_field(j, "visits", where, s.visits, 1, kMaxVisitsOrSamples));
-  s.samples = static_cast<int>(whole_field(j, "samples", where, s.samples, 1, kMaxVisitsOrSamples));
-  s.seed = static_cast<std::uint64_t>(whole_field(j, "seed", where, static_cast<std::int64_t>(s.seed), 0, kMax));
+  for (const auto& d : j.value("dtypes", std::vector<std::string>{"bfloat16"})) s.dtypes.push_back(parse_dtype(d));
+  s.rows = j.value("rows", std::vector<std::int64_t>{});
+  s.rows_per_sm = j.value("rows_per_sm", std::vector<double>{});
+  s.widths = j.value("widths", std::vector<std::int64_t>{});
+  s.max_elements = j.value("max_elements", s.max_elements);
+  s.check_full_up_to = j.value("check_full_up_to_elements", s.check_full_up_to);
+  s.check_sample_rows = j.value("check_sample_rows", s.check_sample_rows);
+  s.caches = config_modes(j, "cache", where, s.caches, parse_cache_modes);
+  s.timers = config_modes(j, "timer", where, s.timers, parse_timers);
+  s.visits = j.value("visits", s.visits);
+  s.samples = j.value("samples", s.samples);
+  s.seed = j.value("seed", s.seed);
   return s;
 }
 

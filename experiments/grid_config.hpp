@@ -41,9 +41,9 @@ struct GridSettings {
   int device = 0;
 };
 
-// Throws UsageError with one line naming the problem (unreadable file, bad JSON, an unknown key,
-// a field of the wrong type, a count that is not a whole number in range, an op that is not a
-// row op), read as strictly as a sweep config (experiments/sweep_config.hpp).
+// Throws UsageError with one line naming the problem: an unreadable file, bad JSON, anything
+// configs/schema/grid.schema.json refuses (an unknown key, a field of the wrong type, a count
+// that is not a whole number in range), or an op that is not a row op.
 GridSettings load_grid_config(const std::filesystem::path& file);
 
 // Throws UsageError (one line) when the settings cannot make a grid: no op chosen or one the

@@ -3,13 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <iterator>
-#include <limits>
-#include <set>
 
 #include "core/errors.hpp"
+#include "core/json_schema.hpp"
 #include "core/shape.hpp"
 
 namespace kbench {
@@ -25,45 +23,26 @@ std::vector<std::string> parse_modes(const std::string& text, const char* a, con
                    " or both)");
 }
 
-template <class T>
-T field(const nlohmann::json& j, const char* key, const std::string& where, T fallback) {
-  return config_field(j, key, where, std::move(fallback));
-}
-
-std::vector<std::vector<std::int64_t>> shape_list(const nlohmann::json& c, const std::string& where) {
-  if (!c.contains("shapes") || !c["shapes"].is_array() || c["shapes"].empty())
-    throw UsageError(where + ": needs a non-empty 'shapes' list");
-  std::vector<std::vector<std::int64_t>> shapes;
-  for (const auto& shape : c["shapes"]) {
-    if (!shape.is_array() || shape.empty() || shape.size() > 3)
-      throw UsageError(where + ": a shape is a list of 1 to 3 dimensions, got " + shape.dump());
-    std::vector<std::int64_t> dims;
-    for (const auto& d : shape) dims.push_back(whole_number(d, where + ": shape " + shape.dump(), 1, kMaxDim));
-    shapes.push_back(std::move(dims));
-  }
-  return shapes;
-}
-
-// The experiment names a folder under --out: letters, digits, '_' and '-' only.
-std::string experiment_name(const nlohmann::json& j, const std::string& where, std::string fallback) {
-  const std::string name = field<std::string>(j, "experiment", where, fallback);
-  const bool safe = !name.empty() && name.size() <= 64 && std::isalpha(static_cast<unsigned char>(name[0])) &&
-                    std::all_of(name.begin(), name.end(), [](char ch) {
-                      return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
-                    });
-  if (!safe) throw UsageError(where + ": 'experiment' must be a plain name (letters, digits, '_', '-'), got '" + name + "'");
-  return name;
-}
+// The format of sweep configs (compiled in: cmake/Schemas.cmake).
+constexpr const char* kSweepSchema = "configs/schema/sweep.schema.json";
 
 }  // namespace
 
-void require_known_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where) {
-  for (const auto& [key, value] : j.items())
-    if (!known.count(key)) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError(where + ": unknown key '" + key + "' (expected one of " + list + ")");
+std::vector<std::string> config_modes(const nlohmann::json& j, const char* key, const std::string& where,
+                                      std::vector<std::string> fallback,
+                                      std::vector<std::string> (*parse)(const std::string&)) {
+  if (!j.contains(key)) return fallback;
+  const auto& v = j.at(key);
+  if (v.is_string()) return parse(v.get<std::string>());
+  std::vector<std::string> out;
+  for (const auto& m : v)
+    for (const auto& one : parse(m.get<std::string>())) {
+      // A mode named twice would be timed twice (["cold", "both"]); the schema sees two names.
+      if (std::find(out.begin(), out.end(), one) != out.end())
+        throw UsageError(where + ": '/" + key + "' names '" + one + "' twice");
+      out.push_back(one);
     }
+  return out;
 }
 
 std::int64_t whole_number(const nlohmann::json& v, const std::string& what, std::int64_t lo, std::int64_t hi) {
@@ -77,27 +56,6 @@ std::int64_t whole_number(const nlohmann::json& v, const std::string& what, std:
 std::int64_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::int64_t fallback,
                          std::int64_t lo, std::int64_t hi) {
   return j.contains(key) ? whole_number(j.at(key), where + ": '" + key + "'", lo, hi) : fallback;
-}
-
-std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, const std::string& where,
-                                   std::vector<std::string> fallback,
-                                   std::vector<std::string> (*parse)(const std::string&)) {
-  if (!j.contains(key)) return fallback;
-  std::vector<std::string> out;
-  const auto& v = j.at(key);
-  if (v.is_string()) return parse(v.get<std::string>());
-  if (!v.is_array()) throw UsageError(where + ": field '" + key + "' must be a string or a list");
-  if (v.empty()) throw UsageError(where + ": field '" + key + "' lists nothing");
-  for (const auto& m : v) {
-    if (!m.is_string()) throw UsageError(where + ": field '" + key + "' must list strings");
-    for (const auto& one : parse(m.get<std::string>())) {
-      // A mode named twice would be timed twice (["cold", "both"]).
-      if (std::find(out.begin(), out.end(), one) != out.end())
-        throw UsageError(where + ": field '" + key + "' names '" + one + "' twice");
-      out.push_back(one);
-    }
-  }
-  return out;
 }
 
 std::vector<std::string> parse_cache_modes(const std::string& text) {
@@ -117,7 +75,8 @@ std::vector<std::string> parse_timers(const std::string& text) {
 namespace {
 
 std::string read_config_text(const std::filesystem::path& file) {
-  if (std::filesystem::is_directory(file)) throw UsageError("config '" + file.string() + "' is a directory");
+  std::error_code ec;  // a name too long to look up is unreadable, not an internal error
+  if (std::filesystem::is_directory(file, ec)) throw UsageError("config '" + file.string() + "' is a directory");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read config '" + file.string() + "'");
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -132,7 +91,6 @@ nlohmann::json parse_config_json(const std::string& text, const std::string& nam
   } catch (const nlohmann::json::exception&) {  // out_of_range: a number past double's range (fuzzing found 1e432)
     throw UsageError("config '" + name + "' holds a number too large to read");
   }
-  if (!j.is_object()) throw UsageError("config '" + name + "': expected a JSON object");
   return j;
 }
 
@@ -149,32 +107,25 @@ SweepSettings load_sweep_config(const std::filesystem::path& file) {
 SweepSettings parse_sweep_config(const std::string& text, const std::string& name) {
   const nlohmann::json j = parse_config_json(text, name);
   const std::string where = "config '" + name + "'";
-  require_known_keys(j, {"experiment", "description", "cases", "cache", "timer", "visits", "samples", "seed"}, where);
+  // Every key, type and range is the schema's (configs/schema/sweep.schema.json); what follows
+  // only converts, and checks what the schema cannot know.
+  JsonSchema::embedded(kSweepSchema).validate(j, where);
   SweepSettings s;
   s.config_path = name;
-  s.experiment = experiment_name(j, where, s.experiment);
-  s.description = field<std::string>(j, "description", where, "");
-  s.visits = static_cast<int>(whole_field(j, "visits", where, s.visits, 1, kMaxVisitsOrSamples));
-  s.samples = static_cast<int>(whole_field(j, "samples", where, s.samples, 1, kMaxVisitsOrSamples));
-  s.seed = static_cast<std::uint64_t>(whole_field(j, "seed", where, static_cast<std::int64_t>(s.seed), 0,
-                                                  std::numeric_limits<std::int64_t>::max()));
-  s.caches = mode_list(j, "cache", where, s.caches, parse_cache_modes);
-  s.timers = mode_list(j, "timer", where, s.timers, parse_timers);
-  if (!j.contains("cases") || !j["cases"].is_array() || j["cases"].empty())
-    throw UsageError(where + ": needs a non-empty 'cases' list");
-  for (std::size_t i = 0; i < j["cases"].size(); ++i) {
-    const auto& c = j["cases"][i];
-    const std::string cw = where + " case " + std::to_string(i);
-    if (!c.is_object()) throw UsageError(cw + ": expected a JSON object");
-    require_known_keys(c, {"op", "dtypes", "shapes", "variants", "params"}, cw);
+  s.experiment = j.value("experiment", s.experiment);
+  s.description = j.value("description", "");
+  s.visits = j.value("visits", s.visits);
+  s.samples = j.value("samples", s.samples);
+  s.seed = j.value("seed", s.seed);
+  s.caches = config_modes(j, "cache", where, s.caches, parse_cache_modes);
+  s.timers = config_modes(j, "timer", where, s.timers, parse_timers);
+  for (const auto& c : j.at("cases")) {
     CaseSpec spec;
-    spec.op = field<std::string>(c, "op", cw, "");
-    if (spec.op.empty()) throw UsageError(cw + ": needs an 'op'");
-    for (const auto& d : field<std::vector<std::string>>(c, "dtypes", cw, {"float32"}))
-      spec.dtypes.push_back(parse_dtype(d));
-    spec.shapes = shape_list(c, cw);
-    spec.variants = field<std::vector<std::string>>(c, "variants", cw, {});
-    spec.params = field<std::map<std::string, double>>(c, "params", cw, {});
+    spec.op = c.at("op").get<std::string>();
+    for (const auto& d : c.value("dtypes", std::vector<std::string>{"float32"})) spec.dtypes.push_back(parse_dtype(d));
+    spec.shapes = c.at("shapes").get<std::vector<std::vector<std::int64_t>>>();
+    spec.variants = c.value("variants", std::vector<std::string>{});
+    spec.params = c.value("params", std::map<std::string, double>{});
     s.cases.push_back(std::move(spec));
   }
   return s;

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +30,9 @@ struct CaseSpec {
 // Visits and samples above this are a typo (1e12), not a run: at 100000 visits of a 1 us case
 // the run would already take days once the flushes are counted.
 inline constexpr int kMaxVisitsOrSamples = 100000;
+// Seeds, on the command line as in configs: past 2^53 a JSON number is not held exactly by
+// every reader (a result records its seed), and the schemas' bounds are compared as doubles.
+inline constexpr std::int64_t kMaxSeed = (std::int64_t{1} << 53) - 1;
 
 struct SweepSettings {
   std::string experiment = "sweep";
@@ -50,36 +52,24 @@ struct SweepSettings {
   StoppingRule until = {};  // harness/schedule.hpp; target 0: fixed visits x samples
 };
 
-// A config file's JSON object; UsageError (one line) when it is unreadable, not JSON or not an
-// object. Every experiment's config goes through it (sweep, grid).
+// A config file's JSON (UsageError, one line, when it is unreadable or not JSON), for its
+// reader to check against its schema (configs/schema/): every experiment's config goes
+// through it (sweep, grid).
 nlohmann::json read_config_json(const std::filesystem::path& file);
 
-// j[key] as T, or `fallback` when absent; UsageError naming `where` and the key when mistyped.
-template <class T>
-T config_field(const nlohmann::json& j, const char* key, const std::string& where, T fallback) {
-  if (!j.contains(key)) return fallback;
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(where + ": field '" + key + "' has the wrong type");
-  }
-}
+// j[key] as cache modes or timers, after the schema has checked it: one name ("cold", "both")
+// or a list of them; `fallback` when absent. UsageError when a mode comes twice through
+// "both" or "all" (["cold", "both"] would time cold twice), which the schema cannot see.
+std::vector<std::string> config_modes(const nlohmann::json& j, const char* key, const std::string& where,
+                                      std::vector<std::string> fallback,
+                                      std::vector<std::string> (*parse)(const std::string&));
 
-// The strict reading every experiment's config shares (sweep, grid); each throws UsageError
-// with one line naming `where` and the key.
-// A key the config format does not have is an error, not a silent fallback to a default
-// ("visit" for "visits", "dtype" for "dtypes").
-void require_known_keys(const nlohmann::json& j, const std::set<std::string>& known, const std::string& where);
-// A whole JSON number in [lo, hi]: 2.7 visits or 1e12 samples are errors, not 2 or an overflow.
+// A whole JSON number in [lo, hi], for the experiment blocks of results that no schema covers
+// (experiments/grid_analysis.cpp): 2.7 or 1e12 are errors, not 2 or an overflow.
 std::int64_t whole_number(const nlohmann::json& v, const std::string& what, std::int64_t lo, std::int64_t hi);
 // j[key] as such a number, or `fallback` when absent.
 std::int64_t whole_field(const nlohmann::json& j, const char* key, const std::string& where, std::int64_t fallback,
                          std::int64_t lo, std::int64_t hi);
-// j[key] as cache modes or timers: one name ("cold", "both") or a non-empty list of them, none
-// named twice; `fallback` when absent.
-std::vector<std::string> mode_list(const nlohmann::json& j, const char* key, const std::string& where,
-                                   std::vector<std::string> fallback,
-                                   std::vector<std::string> (*parse)(const std::string&));
 
 // Throws UsageError with one line naming the problem (unreadable file, bad JSON, bad field).
 SweepSettings load_sweep_config(const std::filesystem::path& file);

@@ -10,7 +10,9 @@
 # a prefix of it, rather than failing on a new random find. Another seed explores further.
 # Needs clang++ with libFuzzer (Debian: clang and libclang-rt-N-dev; scripts/setup.sh).
 # The targets are built here from the few host sources they need, not through CMake: they
-# must be compiled by clang with -fsanitize=fuzzer, which the CUDA build does not use.
+# must be compiled by clang with -fsanitize=fuzzer, which the CUDA build does not use. The
+# readers check their input against the JSON Schemas compiled in, written here by the build's
+# own rule (cmake/Schemas.cmake), and valijson comes from /usr/include or .deps/include.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -20,14 +22,16 @@ mkdir -p "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 # core/errors.cpp names CUDA's error strings: the CUDA runtime is linked, never called.
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc -I.
-       -I"$cuda/include")
+       -I"$cuda/include" -isystem .deps/include)
 libs=(-lcrypto -L"$cuda/lib64" -lcudart -Wl,-rpath,"$cuda/lib64")
 core=(src/core/errors.cpp src/core/shape.cpp)
+cmake -DSOURCE_DIR="$PWD" -DOUT="$out/schemas.cpp" -P cmake/Schemas.cmake
+schema=(src/core/json_schema.cpp src/core/text.cpp "$out/schemas.cpp")
 
 declare -A sources=(
   [shape]="${core[*]}"
-  [sweep_config]="${core[*]} src/core/dtype.cpp experiments/sweep_config.cpp"
-  [result]="${core[*]} src/core/text.cpp src/core/atomic_file.cpp src/core/subprocess.cpp src/record/sha256.cpp src/record/result.cpp"
+  [sweep_config]="${core[*]} ${schema[*]} src/core/dtype.cpp experiments/sweep_config.cpp"
+  [result]="${core[*]} ${schema[*]} src/core/atomic_file.cpp src/core/subprocess.cpp src/record/sha256.cpp src/record/result.cpp"
 )
 status=0
 for target in shape sweep_config result; do

@@ -5,11 +5,15 @@
 # 8 files, and a call that runs out of time loses only the step it was in). Prints a short
 # summary last.
 #
-# Two steps, so that results on the GPU machine record their commit and an exact diff:
+# Two steps, so that results on the GPU machine record their commit and an exact diff, and the
+# build finds what that machine lacks:
 #   1. here, before each device call:   scripts/gpu_session.sh --prepare
 #      writes .kbench-git-commit (git rev-parse HEAD) and .kbench-git.bundle (git bundle create
-#      of HEAD; with BUNDLE_BASE=<commit>, of the commits after it), both git-ignored: name them
-#      in the device call's carried paths.
+#      of HEAD; with BUNDLE_BASE=<commit>, of the commits after it), and copies valijson's
+#      headers (JSON Schema checks; the GPU machine has no package of it and no network) from
+#      /usr/include/valijson to .deps/include/valijson, where cmake/Dependencies.cmake looks
+#      after the system. All three are git-ignored: name them in the device call's carried
+#      paths (.kbench-git-commit, .kbench-git.bundle, .deps).
 #   2. there:   OUT=/tmp/out scripts/gpu_session.sh configs/foundation.json [more configs...]
 #      The GPU machine gets a copy of the working tree whose .git is a stale snapshot from the
 #      start of the session (or none), without the current commit's objects. When the bundle is
@@ -55,8 +59,14 @@ if [ "${1:-}" = --prepare ]; then
   git bundle create -q "$bundle.tmp" "${BUNDLE_BASE:+$BUNDLE_BASE..}HEAD"
   mv "$marker.tmp" "$marker"
   mv "$bundle.tmp" "$bundle"
-  echo "prepared: $marker $(cut -c1-12 "$marker"), $bundle $(du -h "$bundle" | cut -f1);" \
-    "carry both into the device call"
+  valijson=${VALIJSON_INCLUDE:-/usr/include}/valijson
+  [ -f "$valijson/validator.hpp" ] ||
+    { echo "prepare: no valijson headers at $valijson (apt-get install libvalijson-dev)" >&2; exit 1; }
+  rm -rf .deps/include/valijson
+  mkdir -p .deps/include
+  cp -R "$valijson" .deps/include/valijson
+  echo "prepared: $marker $(cut -c1-12 "$marker"), $bundle $(du -h "$bundle" | cut -f1)," \
+    ".deps $(du -sh .deps | cut -f1); carry all three into the device call"
   exit 0
 fi
 

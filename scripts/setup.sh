@@ -16,6 +16,17 @@ if ((${#need_apt[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
+# valijson (JSON Schema checks, header-only) is looked for as a header, not as a package: where no
+# package can be installed (the GPU machine), .deps/include holds a copy that
+# `scripts/gpu_session.sh --prepare` made from this machine's (cmake/Dependencies.cmake).
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -f /usr/include/valijson/validator.hpp ] && [ ! -f "$root/.deps/include/valijson/validator.hpp" ]; then
+  echo "setup: installing libvalijson-dev"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libvalijson-dev >/dev/null
+fi
+
 cmake_ok() {
   command -v cmake >/dev/null && python3 - "$(cmake --version | head -1 | awk '{print $3}')" <<'PY'
 import sys

@@ -31,6 +31,7 @@ import json
 import math
 import os
 import random
+import re
 import secrets
 import socket
 import subprocess
@@ -125,22 +126,156 @@ def variants_for(op: str) -> list:
     return ["torch.eager", "torch.compile"]
 
 
-def _positive_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+# --- the config schema --------------------------------------------------------------------
+# configs/schema/sweep.schema.json is the one format of sweep configs: kbench compiles it in and
+# checks every config against it with valijson (src/core/json_schema.cpp); this script checks
+# against the same file. Not through the jsonschema package: the GPU machine's Python has none
+# and nothing can be installed there, and one code path on every machine refuses the same
+# configs everywhere. So this is a small interpreter of the draft-7 keywords that schema file
+# uses (SCHEMA_KEYWORDS): a schema that uses another is refused outright rather than half
+# applied, and a CPU test (tests/cpu/test_torch_script.cpp) holds its verdicts equal to
+# kbench's over the bad-input corpus. Like valijson, an "integer" is a JSON number written
+# without a fraction or exponent (2.0 is not one), and messages are worded as kbench's:
+# "'<JSON pointer>' must be <the property's description>, got <value>".
+CONFIG_SCHEMA = REPO_ROOT / "configs" / "schema" / "sweep.schema.json"
+SCHEMA_KEYWORDS = {"$schema", "$id", "$comment", "$ref", "title", "description", "definitions", "type",
+                   "enum", "const", "anyOf", "minimum", "maximum", "exclusiveMinimum", "minLength",
+                   "maxLength", "pattern", "items", "minItems", "maxItems", "uniqueItems", "properties",
+                   "additionalProperties", "required"}
 
 
-def _string_list(value, allowed, where: str) -> list:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(v in allowed for v in value):
-        raise UsageError(f"{where} must be a list of {', '.join(allowed)}")
-    return list(dict.fromkeys(value))
+def _schema_keywords(node, path="#"):
+    """Every keyword the schema uses that schema_problem does not implement, as paths."""
+    if isinstance(node, list):
+        return [p for i, m in enumerate(node) for p in _schema_keywords(m, f"{path}/{i}")]
+    if not isinstance(node, dict):
+        return []
+    unknown = [f"{path}/{k}" for k in node if k not in SCHEMA_KEYWORDS]
+    for key, value in node.items():
+        if key in ("properties", "definitions"):
+            for name, member in value.items():
+                unknown += _schema_keywords(member, f"{path}/{key}/{name}")
+        elif key in ("items", "additionalProperties", "anyOf"):
+            unknown += _schema_keywords(value, f"{path}/{key}")
+    return unknown
 
 
-def _mode_choice(cli_value, config_value, allowed, where: str) -> list:
-    if cli_value is not None:
-        return list(allowed) if cli_value in ("both", "all") else [cli_value]
-    return _string_list(config_value, allowed, where)
+def load_schema(path: Path) -> dict:
+    with open(path, encoding="utf-8") as f:
+        schema = json.load(f)
+    unknown = _schema_keywords(schema)
+    if unknown:  # a bug in this script, not bad input
+        raise RuntimeError(f"{path} uses keywords this script does not implement: {', '.join(unknown)}")
+    return schema
+
+
+def _has_type(value, name: str) -> bool:
+    if name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, {"object": dict, "array": list, "string": str, "boolean": bool,
+                              "null": type(None)}[name])
+
+
+def _pointer(tokens) -> str:
+    """A JSON pointer, each token escaped (~0, ~1) and printable (a key may hold ESC)."""
+    return "".join("/" + json.dumps(str(t).replace("~", "~0").replace("/", "~1"))[1:-1] for t in tokens)
+
+
+def _shown(value) -> str:
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _same_json(a, b) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def schema_problem(value, schema: dict):
+    """The first way `value` breaks `schema`, worded as kbench words it, or None."""
+    def resolve(node):
+        while "$ref" in node:
+            target = schema
+            for token in node["$ref"].lstrip("#").split("/")[1:]:
+                target = target[token.replace("~1", "/").replace("~0", "~")]
+            node = target
+        return node
+
+    def fits(value, node) -> bool:  # the keywords about the value itself, not its members
+        node = resolve(node)
+        types = node.get("type")
+        if types is not None and not any(_has_type(value, t) for t in (types if isinstance(types, list) else [types])):
+            return False
+        if "enum" in node and not any(_same_json(value, e) for e in node["enum"]):
+            return False
+        if "const" in node and not _same_json(value, node["const"]):
+            return False
+        if "anyOf" in node and not any(check(value, m, []) is None for m in node["anyOf"]):
+            return False
+        if _has_type(value, "number"):
+            if "minimum" in node and value < node["minimum"]:
+                return False
+            if "maximum" in node and value > node["maximum"]:
+                return False
+            if "exclusiveMinimum" in node and value <= node["exclusiveMinimum"]:
+                return False
+        if isinstance(value, str):
+            if not node.get("minLength", 0) <= len(value) <= node.get("maxLength", len(value)):
+                return False
+            # ECMAScript's $ ends the text; Python's also matches before a final newline.
+            pattern = node.get("pattern")
+            if pattern is not None and not re.search(pattern[:-1] + r"\Z" if pattern.endswith("$") else pattern, value):
+                return False
+        if isinstance(value, list):
+            if not node.get("minItems", 0) <= len(value) <= node.get("maxItems", len(value)):
+                return False
+            if node.get("uniqueItems") and len({json.dumps(v, sort_keys=True) for v in value}) < len(value):
+                return False
+        return True
+
+    def check(value, node, tokens):
+        own = resolve(node)
+        at = _pointer(tokens)
+        if not fits(value, own):
+            what = node.get("description") or own.get("description", "valid")
+            return (f"'{at}' " if at else "") + f"must be {what}, got {_shown(value)}"
+        if isinstance(value, dict):
+            properties = own.get("properties", {})
+            extra = own.get("additionalProperties", True)
+            if extra is False:
+                for key in value:
+                    if key not in properties:
+                        return (f"unknown key '{at}{_pointer([key])}' (expected one of "
+                                f"{', '.join(sorted(properties))})")
+            for key in own.get("required", []):
+                if key not in value:
+                    what = properties.get(key, {})
+                    what = what.get("description") or resolve(what).get("description", "")
+                    return f"'{at}{_pointer([key])}' is missing" + (f" ({what})" if what else "")
+            for key, member in value.items():
+                sub = properties.get(key, extra if isinstance(extra, dict) else None)
+                if sub is not None and (problem := check(member, sub, tokens + [key])):
+                    return problem
+        if isinstance(value, list) and isinstance(own.get("items"), dict):
+            for i, member in enumerate(value):
+                if problem := check(member, own["items"], tokens + [i]):
+                    return problem
+        return None
+
+    return check(value, schema, [])
+
+
+def _modes(value, expand: dict, where: str, key: str) -> list:
+    """A config's cache modes or timers (the schema has checked the names) expanded, each once:
+    a mode named twice through "both" or "all" is refused, as kbench refuses it."""
+    out = []
+    for name in [value] if isinstance(value, str) else value:
+        for one in expand.get(name, [name]):
+            if one in out:
+                raise UsageError(f"{where}: '/{key}' names '{one}' twice")
+            out.append(one)
+    return out
 
 
 def check_params(op: str, params, where: str) -> tuple:
@@ -149,8 +284,6 @@ def check_params(op: str, params, where: str) -> tuple:
     computes dw, so a config asking for anything else would compare different work. Returns
     every parameter of the op with its value, sorted by name, as kbench's records state them
     (so that a report pairs these records with kbench's of the same work)."""
-    if not isinstance(params, dict):
-        raise UsageError(f"{where} must be an object of parameters")
     wanted = {"eps": RMSNORM_EPS, "dh": 1, "frozen": 0} if op.startswith("rmsnorm") else {}
     if not wanted and params:
         raise UsageError(f"{where}: {op} takes no parameters, got {params}")
@@ -168,47 +301,56 @@ def check_params(op: str, params, where: str) -> tuple:
     return tuple(sorted((name, float(value)) for name, value in actual.items()))
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]} is too large to read")
+    return value
+
+
+def parse_config_text(text: str):
+    """A config's JSON as kbench reads it: Python's NaN and Infinity extensions refused, and a
+    number past a double's range too (1e432 would be inf; nlohmann refuses it)."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+
+
 def load_plan(args) -> Plan:
     path = args.config
     try:
         with open(path, encoding="utf-8") as f:
-            config = json.load(f)
+            config = parse_config_text(f.read())
     except OSError as e:
         raise UsageError(f"cannot read config {path}: {e.strerror}") from None
     except json.JSONDecodeError as e:
         raise UsageError(f"config {path} is not valid JSON: {e.msg} at line {e.lineno}") from None
-    where = f"config {path}"
-    if not isinstance(config, dict):
-        raise UsageError(f"{where} must be a JSON object")
-    experiment = config.get("experiment")
-    if not isinstance(experiment, str) or not experiment or "/" in experiment:
-        raise UsageError(f"{where}: 'experiment' must be a non-empty name without '/'")
-    entries = config.get("cases")
-    if not isinstance(entries, list) or not entries:
-        raise UsageError(f"{where}: 'cases' must be a non-empty list")
+    except (ValueError, UnicodeDecodeError) as e:  # NaN, Infinity; bytes that are not UTF-8
+        raise UsageError(f"config {path} is not valid JSON: {e}") from None
+    where = f"config '{path}'"
+    # Keys, types and ranges are the schema's (the same file kbench checks against); what
+    # follows converts, and checks what this script alone cannot time.
+    problem = schema_problem(config, load_schema(CONFIG_SCHEMA))
+    if problem:
+        raise UsageError(f"{where}{' ' if problem.startswith('must be') else ': '}{problem}")
 
     cases, skipped_ops = [], []
-    for i, entry in enumerate(entries):
-        at = f"{where}: cases[{i}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("op"), str):
-            raise UsageError(f"{at} must be an object with a string 'op'")
+    for i, entry in enumerate(config["cases"]):
+        at = f"{where}: '/cases/{i}"
         op = entry["op"]
-        dtypes = _string_list(entry.get("dtypes"), DTYPES, f"{at}.dtypes")
-        shapes = entry.get("shapes")
-        if not isinstance(shapes, list) or not shapes:
-            raise UsageError(f"{at}.shapes must be a non-empty list of shapes")
+        shapes = entry["shapes"]
         for j, shape in enumerate(shapes):
-            if not isinstance(shape, list) or not shape or not all(map(_positive_int, shape)):
-                raise UsageError(f"{at}.shapes[{j}] must be a list of positive integers")
             if op in SHAPE_RANK and len(shape) != SHAPE_RANK[op]:
-                raise UsageError(f"{at}.shapes[{j}]: {op} takes {SHAPE_RANK[op]} dimensions, "
+                raise UsageError(f"{at}/shapes/{j}': {op} takes {SHAPE_RANK[op]} dimensions, "
                                  f"got {len(shape)}")
         if op not in SHAPE_RANK:
             skipped_ops.append(op)
             continue
-        params = check_params(op, entry.get("params", {}), f"{at}.params")
+        params = check_params(op, entry.get("params", {}), f"{at}/params'")
         # "variants" in the config name kbench's variants; this script times its own.
-        for dtype in dtypes:
+        for dtype in entry.get("dtypes", ["float32"]):
             for shape in shapes:
                 cases.append(Case(op, dtype, tuple(shape), params))
 
@@ -220,27 +362,33 @@ def load_plan(args) -> Plan:
     if not cases:
         raise UsageError(f"{where}: no cases left to time (after --ops/--dtype and skipped ops)")
 
-    def count(name, cli_value, default):
-        value = cli_value if cli_value is not None else config.get(name, default)
-        if not _positive_int(value):
-            raise UsageError(f"'{name}' must be a positive integer, got {value!r}")
-        return value
+    def count(name, cli_value, default, smallest):
+        if cli_value is None:
+            return config.get(name, default)
+        if not isinstance(cli_value, int) or cli_value < smallest:
+            raise UsageError(f"--{name} must be a whole number of at least {smallest}, got {cli_value!r}")
+        return cli_value
 
-    seed = args.seed if args.seed is not None else config.get("seed", 1)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise UsageError(f"'seed' must be a non-negative integer, got {seed!r}")
-    description = config.get("description", "")
+    cache = (list(CACHE_MODES) if args.cache == "both" else [args.cache]) if args.cache else \
+        _modes(config.get("cache", list(CACHE_MODES)), {"both": list(CACHE_MODES)}, where, "cache")
+    timer = (list(TIMERS) if args.timer == "both" else [args.timer]) if args.timer else \
+        _modes(config.get("timer", list(TIMERS)), {"both": list(TIMERS), "all": [*TIMERS, "cupti"]},
+               where, "timer")
+    if "cupti" in timer:  # kbench's CUPTI activity timer has no counterpart here
+        timer.remove("cupti")
+        if not timer:
+            raise UsageError(f"{where}: '/timer' asks for cupti only, which this script does not have "
+                             f"(it times {' and '.join(TIMERS)})")
+        warn("the cupti timer is kbench's alone: this script times " + " and ".join(timer))
     return Plan(
-        experiment=experiment,
-        description=description if isinstance(description, str) else "",
+        experiment=config.get("experiment", "sweep"),
+        description=config.get("description", ""),
         cases=cases,
-        cache=_mode_choice(args.cache, config.get("cache", list(CACHE_MODES)), CACHE_MODES,
-                           f"{where}: 'cache'"),
-        timer=_mode_choice(args.timer, config.get("timer", list(TIMERS)), TIMERS,
-                           f"{where}: 'timer'"),
-        visits=count("visits", args.visits, 3),
-        samples=count("samples", args.samples, 3),
-        seed=seed,
+        cache=cache,
+        timer=timer,
+        visits=count("visits", args.visits, 3, 1),
+        samples=count("samples", args.samples, 3, 1),
+        seed=count("seed", args.seed, 1, 0),
         skipped_ops=list(dict.fromkeys(skipped_ops)),
     )
 

@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <limits>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -54,7 +53,7 @@ void add_grid_command(CLI::App& app) {
   sub->add_option("--samples", o->samples, "Samples per plan per visit (default: the config's)")
       ->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--seed", o->seed, "Seed for inputs, visit order and checked rows (recorded)")
-      ->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
+      ->check(whole_in(0, kMaxSeed));
   sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/grid/");
   sub->add_flag("--list", o->list,

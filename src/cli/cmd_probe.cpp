@@ -70,7 +70,7 @@ void add_probe_command(CLI::App& app) {
       ->check(whole_in(1, std::numeric_limits<int>::max()));
   sub->add_option("--tolerance", o->settings.tolerance, "Settled: within this share of steady (default 0.02)");
   sub->add_option("--seed", o->seed, "Seed for the order of the series (recorded)")
-      ->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
+      ->check(whole_in(0, kMaxSeed));
   sub->add_option("--device", o->settings.device, "CUDA device index")->check(whole_in(0, 1023));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/probe/");
   sub->callback([o] {

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <limits>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -40,7 +39,7 @@ void add_spec_command(CLI::App& app) {
       ->check(whole_in(1, kMaxVisitsOrSamples));
   sub->add_option("--threshold", o->settings.threshold, "A build pays when this much faster (default 0.03)");
   sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)")
-      ->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
+      ->check(whole_in(0, kMaxSeed));
   sub->add_option("--device", o->settings.device, "CUDA device index")->check(whole_in(0, 1023));
   sub->add_option("--out", o->out, "Results root; the file goes to <out>/spec/");
   sub->callback([o] {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <string>
 
@@ -20,7 +19,7 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   sub->add_option("--dtype", o->dtypes, "float32, float16, bfloat16 (repeatable; with --config, only those of its cases)");
   sub->add_option("--shape", o->shapes, "N, RxC or MxNxK; 2^k allowed (repeatable; with --config, only those of its cases)");
   sub->add_option("--param", o->params, "An op parameter NAME=VALUE, e.g. eps=1e-6 (repeatable; see kbench list)");
-  sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)")->check(whole_in(0, std::numeric_limits<std::int64_t>::max()));
+  sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)")->check(whole_in(0, kMaxSeed));
   sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
   if (!timing) return o;
   sub->add_option("--cache", o->cache, "cold | warm | both");

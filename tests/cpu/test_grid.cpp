@@ -103,18 +103,18 @@ TEST(GridConfig, IsReadAsStrictlyAsASweepConfig) {
     EXPECT_NE(err.find(says), std::string::npos) << more << ": '" << err << "'";
     EXPECT_EQ(err.find('\n'), std::string::npos) << err;
   };
-  refused(R"("visit": 3)", "unknown key 'visit'");
-  refused(R"("width": [64])", "unknown key 'width'");
-  refused(R"("visits": 2.7)", "'visits' must be a whole number from 1 to 100000, got 2.7");
-  refused(R"("samples": 1000000)", "'samples' must be a whole number from 1 to 100000");
-  refused(R"("seed": -7)", "'seed' must be a whole number");
-  refused(R"("rows_per_sm": [0])", "'rows_per_sm' values must be numbers above 0");
-  refused(R"("check_sample_rows": 1)", "'check_sample_rows' must be a whole number from 2");
+  refused(R"("visit": 3)", "unknown key '/visit'");
+  refused(R"("width": [64])", "unknown key '/width'");
+  refused(R"("visits": 2.7)", "'/visits' must be a whole number from 1 to 100000, got 2.7");
+  refused(R"("samples": 1000000)", "'/samples' must be a whole number from 1 to 100000");
+  refused(R"("seed": -7)", "'/seed' must be a whole number");
+  refused(R"("rows_per_sm": [0])", "'/rows_per_sm/0' must be a number above 0");
+  refused(R"("check_sample_rows": 1)", "'/check_sample_rows' must be a whole number from 2");
   refused(R"("max_elements": 1000)", "no cells (the smallest, 4x1024, is above max_elements 1000)");
-  refused(R"("cache": ["warm", "tepid"])", "unknown cache mode 'tepid'");
-  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [2.5], "widths": [1024]})").find("'rows' must be a whole number"),
+  refused(R"("cache": ["warm", "tepid"])", "'/cache' must be cold, warm or both, or a non-empty list of them, got [\"warm\",\"tepid\"]");
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [2.5], "widths": [1024]})").find("'/rows/0' must be a row count: a whole number"),
             std::string::npos);
-  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [4], "widths": [1048577]})").find("'widths' must be a whole number from 1 to 1048576"),
+  EXPECT_NE(grid_config_error(R"({"ops": ["softmax"], "rows": [4], "widths": [1048577]})").find("'/widths/0' must be a width: a whole number from 1 to 1048576"),
             std::string::npos);
   EXPECT_NE(grid_config_error(R"({"ops": ["softmax", "add"], "rows": [4], "widths": [1024]})").find("'add', which is not a row op"),
             std::string::npos);

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/errors.hpp"
+#include "core/json_schema.hpp"
 #include "core/text.hpp"
 #include "git_fixture.hpp"
 #include "harness/runner.hpp"
@@ -109,6 +111,52 @@ TEST(TorchScript, MalformedConfigExitsTwoWithOneLine) {
     EXPECT_EQ(line_count(r.err), 1) << name << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << name << ": " << r.out;
   }
+}
+
+// "Shared with the PyTorch script": the script checks configs against kbench's schema file
+// (configs/schema/sweep.schema.json) with a small interpreter of its own, and refuses exactly
+// what kbench's valijson check refuses, over every config text of the bad-input corpus and every
+// shipped sweep config.
+TEST(TorchScript, RefusesWhatKbenchsSchemaRefuses) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  std::vector<std::string> texts;
+  std::ifstream corpus(fs::path(KBENCH_TEST_DATA) / "bad_input" / "configs.txt");
+  for (std::string line; std::getline(corpus, line);)
+    if (!line.empty() && line[0] != '#') texts.push_back(line);
+  for (const auto& e : fs::directory_iterator(fs::path(KBENCH_SOURCE_DIR) / "configs"))
+    if (e.path().extension() == ".json" && !e.path().filename().string().starts_with("grid"))
+      texts.push_back(nlohmann::json::parse(read_file(e.path())).dump());
+  std::string kbench_verdicts;
+  int refused = 0, accepted = 0;
+  for (const auto& text : texts) {
+    std::string verdict = "ok";
+    try {
+      kbench::JsonSchema::embedded("configs/schema/sweep.schema.json").validate(nlohmann::json::parse(text), "config");
+      ++accepted;
+    } catch (const nlohmann::json::exception&) {
+      verdict = "not json";
+    } catch (const kbench::UsageError&) {
+      verdict = "refused";
+      ++refused;
+    }
+    kbench_verdicts += verdict + "\n";
+  }
+  EXPECT_GE(refused, 100);
+  EXPECT_GE(accepted, 20);
+  TempDir dir;
+  std::string lines;
+  for (const auto& text : texts) lines += text + "\n";
+  const auto file = dir.write("configs.txt", lines);
+  const auto r = run_command("python3 -c " + shell_quoted(
+      "import json, sys; sys.path.insert(0, sys.argv[1]); import torch_baseline as t\n"
+      "schema = t.load_schema(t.CONFIG_SCHEMA)\n"
+      "for line in open(sys.argv[2], encoding=\"utf-8\"):\n"
+      "    try: config = t.parse_config_text(line)\n"
+      "    except ValueError: print(\"not json\"); continue\n"
+      "    print(\"refused\" if t.schema_problem(config, schema) else \"ok\")\n") +
+      " " + shell_quoted(kScript.parent_path()) + " " + shell_quoted(file));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kbench_verdicts);
 }
 
 TEST(TorchScript, MissingConfigExitsTwo) {
