@@ -1,5 +1,6 @@
-// JSON I/O for result schema v1. Reading validates every required field and names the first
-// one that is missing or mistyped; writing is atomic and never overwrites an earlier run.
+// JSON I/O for result schema v1. Reading checks the file against src/record/result.schema.json
+// and names the first field that is missing or mistyped; writing is atomic and never
+// overwrites an earlier run.
 #include "record/result.hpp"
 
 #include <cmath>
@@ -7,10 +8,10 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <type_traits>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/json_schema.hpp"
 #include "core/subprocess.hpp"
 #include "core/text.hpp"
 #include "record/sha256.hpp"
@@ -20,136 +21,68 @@ namespace {
 
 using nlohmann::json;
 
+// The result format (compiled in: cmake/Schemas.cmake). Reading checks a file against it
+// first, so the conversions below meet only the types and ranges it allows.
+constexpr const char* kResultSchemaFile = "src/record/result.schema.json";
+
 // JSON has no NaN or infinity; nlohmann writes them as null, so null reads back as NaN
 // (a failed check can have max_err = NaN, and that must survive a round trip).
 double number_or_nan(const json& v) {
   return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
 }
 
-// Looks up obj[key] and checks its type; `where` names the object in the error ("record 3").
-class FieldReader {
- public:
-  FieldReader(const json& obj, std::string where) : obj_(obj), where_(std::move(where)) {}
+double number_at(const json& j, const char* key, double fallback = 0) {
+  const auto it = j.find(key);
+  return it == j.end() ? fallback : number_or_nan(*it);
+}
 
-  const json& require(const char* key, json::value_t type, const char* type_name) const {
-    auto it = obj_.find(key);
-    if (it == obj_.end()) fail(key, "is missing");
-    if (it->type() != type) fail(key, std::string("must be ") + type_name);
-    return *it;
-  }
-  std::string string(const char* key) const {
-    return require(key, json::value_t::string, "a string").get<std::string>();
-  }
-  bool boolean(const char* key) const {
-    return require(key, json::value_t::boolean, "true or false").get<bool>();
-  }
-  double number(const char* key) const {
-    auto it = obj_.find(key);
-    if (it == obj_.end()) fail(key, "is missing");
-    if (!it->is_number() && !it->is_null()) fail(key, "must be a number");
-    return number_or_nan(*it);
-  }
-  const json& object(const char* key) const {
-    return require(key, json::value_t::object, "an object");
-  }
-  const json& array(const char* key) const {
-    return require(key, json::value_t::array, "an array");
-  }
-  std::vector<double> numbers(const char* key) const {
-    std::vector<double> out;
-    for (const json& v : array(key)) {
-      if (!v.is_number() && !v.is_null()) fail(key, "must hold only numbers");
-      out.push_back(number_or_nan(v));
-    }
-    return out;
-  }
-  template <class Int>
-  std::vector<Int> integers(const char* key) const {
-    std::vector<Int> out;
-    for (const json& v : array(key)) out.push_back(integer_value<Int>(v, key, "must hold only integers"));
-    return out;
-  }
-  // A whole number that fits Int, or fail: nlohmann's get<int> of 1.4e50 is undefined
-  // behaviour (UBSan, under the result fuzzer), and of 2^40 a silent wrap.
-  template <class Int>
-  Int integer_value(const json& v, const char* key, const char* what) const {
-    if (!v.is_number_integer()) fail(key, what);
-    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<Int>::max())
-                               : v.get<std::int64_t>() < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
-                                     v.get<std::int64_t>() > static_cast<std::int64_t>(std::numeric_limits<Int>::max()))
-      fail(key, "holds a number out of range");
-    return static_cast<Int>(v.get<std::int64_t>());
-  }
-  // Optional fields keep the default of the struct when absent.
-  template <class T>
-  void optional(const char* key, T& out) const {
-    auto it = obj_.find(key);
-    if (it == obj_.end()) return;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      out = integer_value<T>(*it, key, "must be a whole number");
-      return;
-    }
-    try {
-      out = it->get<T>();
-    } catch (const json::exception&) {
-      fail(key, "has the wrong type");
-    }
-  }
-  void optional_number(const char* key, double& out) const {
-    if (obj_.contains(key)) out = number(key);
-  }
-  FieldReader nested(const char* key) const { return {object(key), where_ + "." + key}; }
+std::vector<double> numbers_at(const json& j, const char* key) {
+  std::vector<double> out;
+  if (const auto it = j.find(key); it != j.end())
+    for (const json& v : *it) out.push_back(number_or_nan(v));
+  return out;
+}
 
-  [[noreturn]] void fail(const char* key, const std::string& what) const {
-    throw UsageError(where_ + ": field '" + key + "' " + what);
-  }
+json object_or_null(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it == j.end() ? json(nullptr) : *it;
+}
 
- private:
-  const json& obj_;
-  std::string where_;
-};
-
-// `index` names the record in errors, with its op and variant when those are readable.
-Record record_at(const json& j, const std::string& index) {
-  if (!j.is_object()) throw UsageError(index + " must be an object");
-  std::string where = index;
-  if (j.contains("op") && j["op"].is_string() && j.contains("variant") && j["variant"].is_string())
-    where += " (" + j["op"].get<std::string>() + "/" + j["variant"].get<std::string>() + ")";
-  FieldReader f(j, where);
+Record record_of(const json& j) {
   Record r;
-  r.op = f.string("op");
-  r.variant = f.string("variant");
-  r.baseline = f.boolean("baseline");
-  r.dtype = f.string("dtype");
-  r.shape = f.integers<std::int64_t>("shape");
-  r.cache = f.string("cache");
-  r.timer = f.string("timer");
-  r.samples_us = f.numbers("samples_us");
-  r.median_us = f.number("median_us");
-  r.q1_us = f.number("q1_us");
-  r.q3_us = f.number("q3_us");
-  r.min_us = f.number("min_us");
-  r.bytes = f.number("bytes");
-  r.flops = f.number("flops");
-  r.gbps = f.number("gbps");
-  FieldReader check = f.nested("check");
-  r.check.passed = check.boolean("passed");
-  r.check.max_err = check.number("max_err");
-  r.check.tolerance = check.number("tolerance");
-  check.optional("detail", r.check.detail);
+  r.op = j.at("op").get<std::string>();
+  r.variant = j.at("variant").get<std::string>();
+  r.baseline = j.at("baseline").get<bool>();
+  r.dtype = j.at("dtype").get<std::string>();
+  r.shape = j.at("shape").get<std::vector<std::int64_t>>();
+  r.cache = j.at("cache").get<std::string>();
+  r.timer = j.at("timer").get<std::string>();
+  r.samples_us = numbers_at(j, "samples_us");
+  r.median_us = number_at(j, "median_us");
+  r.q1_us = number_at(j, "q1_us");
+  r.q3_us = number_at(j, "q3_us");
+  r.min_us = number_at(j, "min_us");
+  r.bytes = number_at(j, "bytes");
+  r.flops = number_at(j, "flops");
+  r.gbps = number_at(j, "gbps");
+  const json& check = j.at("check");
+  r.check.passed = check.at("passed").get<bool>();
+  r.check.max_err = number_at(check, "max_err");
+  r.check.tolerance = number_at(check, "tolerance");
+  r.check.detail = check.value("detail", "");
 
-  f.optional("timer_note", r.timer_note);
-  f.optional("launches_per_sample", r.launches_per_sample);
-  if (j.contains("sample_visits")) r.sample_visits = f.integers<int>("sample_visits");
-  if (j.contains("sample_clock_mhz")) r.sample_clock_mhz = f.numbers("sample_clock_mhz");
-  if (j.contains("sample_floor_us")) r.sample_floor_us = f.numbers("sample_floor_us");
-  f.optional("discarded_samples", r.discarded_samples);
-  f.optional_number("tflops", r.tflops);
-  f.optional_number("copy_fraction", r.copy_fraction);
-  f.optional("params", r.params);
-  if (j.contains("plan")) r.plan = f.object("plan");
-  if (j.contains("roofline")) r.roofline = f.object("roofline");
-  if (j.contains("tolerance_probe")) r.tolerance_probe = f.object("tolerance_probe");
+  r.timer_note = j.value("timer_note", "");
+  r.launches_per_sample = j.value("launches_per_sample", r.launches_per_sample);
+  r.sample_visits = j.value("sample_visits", std::vector<int>{});
+  r.sample_clock_mhz = numbers_at(j, "sample_clock_mhz");
+  r.sample_floor_us = numbers_at(j, "sample_floor_us");
+  r.discarded_samples = j.value("discarded_samples", 0);
+  r.tflops = number_at(j, "tflops");
+  r.copy_fraction = number_at(j, "copy_fraction");
+  r.params = j.value("params", std::map<std::string, double>{});
+  r.plan = object_or_null(j, "plan");
+  r.roofline = object_or_null(j, "roofline");
+  r.tolerance_probe = object_or_null(j, "tolerance_probe");
   return r;
 }
 
@@ -240,31 +173,23 @@ json to_json(const Result& r) {
   return j;
 }
 
-Record record_from_json(const json& j) { return record_at(j, "record"); }
+void validate_result_json(const json& j, const std::string& where) {
+  JsonSchema::embedded(kResultSchemaFile).validate(j, where);
+}
 
-Result result_from_json(const json& j) {
-  if (!j.is_object()) throw UsageError("a result must be a JSON object");
-  FieldReader f(j, "result");
+Result result_from_json(const json& j, const std::string& where) {
+  validate_result_json(j, where);
   Result r;
-  r.schema = f.string("schema");
-  if (r.schema != kResultSchema)
-    f.fail("schema", "is '" + r.schema + "', expected '" + kResultSchema + "'");
-  r.experiment = f.string("experiment");
-  r.meta = f.object("meta");
-  r.device = f.object("device");
-  r.warmup = f.object("warmup");
-  r.load = f.object("load");
-  r.manifest = f.object("manifest");
-  if (j.contains("extra")) r.extra = f.object("extra");
-  if (j.contains("integrity")) {
-    const FieldReader integrity = f.nested("integrity");
-    if (integrity.string("algorithm") != "sha256")
-      integrity.fail("algorithm", "must be \"sha256\"");
-    r.recorded_digest = integrity.string("records");
-  }
-  const json& records = f.array("records");
-  for (std::size_t i = 0; i < records.size(); ++i)
-    r.records.push_back(record_at(records[i], "record " + std::to_string(i)));
+  r.schema = j.at("schema").get<std::string>();
+  r.experiment = j.at("experiment").get<std::string>();
+  r.meta = j.at("meta");
+  r.device = j.at("device");
+  r.warmup = j.at("warmup");
+  r.load = j.at("load");
+  r.manifest = j.at("manifest");
+  if (j.contains("extra")) r.extra = j.at("extra");
+  if (j.contains("integrity")) r.recorded_digest = j.at("integrity").at("records").get<std::string>();
+  for (const json& record : j.at("records")) r.records.push_back(record_of(record));
   return r;
 }
 
@@ -290,7 +215,8 @@ std::string result_file_text(const std::filesystem::path& file) {
 }
 
 Result read_result(const std::filesystem::path& file) {
-  if (std::filesystem::is_directory(file)) throw UsageError(file.string() + " is a directory, not a result file");
+  std::error_code ec;  // a name too long to look up is unreadable, not an internal error
+  if (std::filesystem::is_directory(file, ec)) throw UsageError(file.string() + " is a directory, not a result file");
   const std::string text = result_file_text(file);
   json j;
   try {
@@ -298,11 +224,7 @@ Result read_result(const std::filesystem::path& file) {
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double's range
     throw UsageError(file.string() + ": not valid JSON: " + e.what());
   }
-  try {
-    return result_from_json(j);
-  } catch (const UsageError& e) {
-    throw UsageError(file.string() + ": " + e.what());
-  }
+  return result_from_json(j, file.string());
 }
 
 // --- writing --------------------------------------------------------------------------------

@@ -98,11 +98,16 @@ std::string records_digest(const std::vector<Record>& records);
 nlohmann::json to_json(const Record& r);
 // With "integrity": {"algorithm": "sha256", "records": records_digest(r.records)}.
 nlohmann::json to_json(const Result& r);
-// Both throw UsageError naming the file's first missing or mistyped field.
-Record record_from_json(const nlohmann::json& j);
-Result result_from_json(const nlohmann::json& j);
+// UsageError (one line, "<where>: <first problem>", the field named by its JSON pointer) when
+// `j` is not a v1 result by src/record/result.schema.json: for every reader of result files
+// (read_result; `kbench merge` too, before it combines anything).
+void validate_result_json(const nlohmann::json& j, const std::string& where);
+// `j` as a Result, after validate_result_json(j, where).
+Result result_from_json(const nlohmann::json& j, const std::string& where = "result");
 
 // A result file: <name>.json, or <name>.json.gz (gzip-compressed, as archive/ keeps them).
+// UsageError (one line naming the file) when it cannot be read, is not JSON or not a v1
+// result; every command that reads results goes through it.
 Result read_result(const std::filesystem::path& file);
 bool is_compressed_result(const std::filesystem::path& file);  // its name ends in .json.gz
 // Writes <dir>/<experiment>-<UTC time>-<random>.json atomically (temporary file, flush,
