@@ -90,8 +90,8 @@ std::string file_line(const char* which, const ReportInput& in) {
   const auto git = in.result.meta.find("git");
   if (git != in.result.meta.end() && git->is_object() && git->contains("commit") && (*git)["commit"].is_string())
     commit = (*git)["commit"].get<std::string>().substr(0, 12);
-  return std::string(which) + ": " + in.path + " (" + in.result.experiment + ", started " + text("started") +
-         ", git " + commit + ", " + std::to_string(in.result.records.size()) + " records)\n";
+  return std::string(which) + ": " + markdown_text(in.path) + " (" + markdown_text(in.result.experiment) +
+         ", started " + markdown_text(text("started")) + ", git " + markdown_text(commit) + ", " + std::to_string(in.result.records.size()) + " records)\n";
 }
 
 }  // namespace

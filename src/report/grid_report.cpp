@@ -1,6 +1,10 @@
 #include "report/grid_report.hpp"
 
 #include <cstdio>
+#include <string>
+#include <vector>
+
+#include "report/markdown.hpp"
 
 namespace kbench {
 
@@ -38,15 +42,14 @@ std::string thresholds(const json& t) {
 }  // namespace
 
 std::string grid_markdown(const json& a) {
-  std::string out = "## grid: " + a.value("op", std::string("?")) + "\n\nThe current rule: " + summary_line(a) +
+  std::string out = "## grid: " + markdown_text(a.value("op", std::string("?"))) + "\n\nThe current rule: " + summary_line(a) +
                     ". Regret: the rule's median over the best plan's, minus 1.\n\n";
-  out += "| dtype | rows | width | best plan | best us | rule's plan | rule us | regret |\n";
-  out += "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  out += markdown_row({"dtype", "rows", "width", "best plan", "best us", "rule's plan", "rule us", "regret"});
+  out += markdown_row(std::vector<std::string>(8, "---"));
   for (const auto& c : a.value("per_cell", json::array()))
-    out += "| " + c.value("dtype", "") + " | " + std::to_string(c.value("rows", 0)) + " | " +
-           std::to_string(c.value("width", 0)) + " | " + c.value("best", "") + " | " + us(c.value("best_us", 0.0)) +
-           " | " + c.value("choice", "") + " | " + us(c.value("choice_us", 0.0)) + " | " +
-           percent(c.value("regret", 0.0)) + " |\n";
+    out += markdown_row({c.value("dtype", ""), std::to_string(c.value("rows", 0)), std::to_string(c.value("width", 0)),
+                         c.value("best", ""), us(c.value("best_us", 0.0)), c.value("choice", ""),
+                         us(c.value("choice_us", 0.0)), percent(c.value("regret", 0.0))});
   const json off = a.value("off_cells", json::array());
   out += "\nCells more than 10% off: " + (off.empty() ? std::string("none") : std::to_string(off.size())) + "\n";
   for (const auto& line : off) out += "- " + line.get<std::string>() + "\n";

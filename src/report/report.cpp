@@ -12,6 +12,7 @@
 #include "core/shape.hpp"
 #include "core/stats.hpp"
 #include "report/grid_report.hpp"
+#include "report/markdown.hpp"
 #include "report/probe_report.hpp"
 #include "report/spec_report.hpp"
 #include "report/tolerance_report.hpp"
@@ -84,12 +85,6 @@ std::string cell_text(const Record& r) {
                             " GB/s";
   if (!r.check.passed) text += " (check failed)";
   return text;
-}
-
-std::string table_row(const std::vector<std::string>& cells) {
-  std::string line = "|";
-  for (const auto& c : cells) line += " " + c + " |";
-  return line + "\n";
 }
 
 std::string device_summary(const json& device) {
@@ -179,8 +174,8 @@ std::string op_table(const std::string& op, const std::vector<Record>& records, 
   header.push_back("best / copy");
   header.push_back("best / same traffic");
 
-  std::string out = "## " + op + "\n\n" + table_row(header);
-  out += table_row(std::vector<std::string>(header.size(), "---"));
+  std::string out = "## " + markdown_text(op) + "\n\n" + markdown_row(header);
+  out += markdown_row(std::vector<std::string>(header.size(), "---"));
   for (const auto& [key, variants] : cells) {
     std::vector<std::string> row = {shape_string(key.shape), key.dtype, key.cache, key.timer};
     if (has_params) row.insert(row.begin() + 1, key.params);
@@ -231,7 +226,7 @@ std::string op_table(const std::string& op, const std::vector<Record>& records, 
     row.push_back(roofed ? format("%.0f", 100 * best->roofline["fraction"].get<double>()) + "% of " +
                                best->roofline.value("mix", std::string("?"))
                          : kMissing);
-    out += table_row(row);
+    out += markdown_row(row);
   }
   if (replaced > 0) {
     out += "\n";
@@ -276,7 +271,7 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
     };
     for (const auto& f : *it) {
       if (!f.is_object() || !f.contains("median_us") || !f["median_us"].is_number()) continue;
-      rows += table_row({in.path, json_string(f, "cache"), json_string(f, "timer"),
+      rows += markdown_row({in.path, json_string(f, "cache"), json_string(f, "timer"),
                          floor_of(same_mode("timer_floor_start", f)), floor_of(same_mode("timer_floor_before", f)),
                          floor_of(f), in_visits(f)});
     }
@@ -284,8 +279,8 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
   if (rows.empty()) return "";
   return "Timer floors (an empty kernel, median: before preparation, before and after the "
          "visits, and taken in every visit with the range of the visits' medians):\n\n" +
-         table_row({"file", "cache", "timer", "start", "before", "after", "in the visits"}) +
-         table_row(std::vector<std::string>(7, "---")) + rows + "\n";
+         markdown_row({"file", "cache", "timer", "start", "before", "after", "in the visits"}) +
+         markdown_row(std::vector<std::string>(7, "---")) + rows + "\n";
 }
 
 namespace {
@@ -312,16 +307,16 @@ std::string rendered(const ReportInput& in, Render markdown, const json& a) {
 std::string analysis_markdown(const ReportInput& in) {
   const Result& r = in.result;
   // The tolerance probe's table is its records (untimed: no op table could show them).
-  if (r.experiment == "tolerance") return "From " + in.path + ":\n\n" + tolerance_markdown(r);
+  if (r.experiment == "tolerance") return "From " + markdown_text(in.path) + ":\n\n" + tolerance_markdown(r);
   const auto block = r.extra.find(r.experiment);
   const bool whole = r.experiment == "fit";  // extra.fit is the analysis itself
   if (block == r.extra.end() || (!whole && !block->contains("analysis")))
-    return "From " + in.path + ": no analysis in the file.\n\n";
+    return "From " + markdown_text(in.path) + ": no analysis in the file.\n\n";
   const json& a = whole ? *block : block->at("analysis");
   const std::string text = rendered(in, r.experiment == "probe"  ? probe_markdown
                                        : r.experiment == "grid" ? grid_markdown
                                                                 : fit_markdown, a);
-  return "From " + in.path + ":\n\n" + text;
+  return "From " + markdown_text(in.path) + ":\n\n" + text;
 }
 
 }  // namespace
@@ -330,7 +325,7 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   require_same_device(inputs);
 
   std::string out = "# kbench report\n\n";
-  if (!inputs.empty()) out += "Device: " + device_summary(inputs.front().result.device) + "\n\n";
+  if (!inputs.empty()) out += "Device: " + markdown_text(device_summary(inputs.front().result.device)) + "\n\n";
   out += "Shown: cache " + filter.cache + ", timer " + filter.timer +
          ". Cells: median in microseconds, then GB/s (TFLOP/s for ops that count flops). "
          "IQR: the interquartile range of the samples. \"best vs X\" is X's median over the best "
@@ -342,11 +337,11 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
          "kernel of the op's own read:write mix (\"2:1\") moving the same bytes in the same run. \"" +
          std::string(kMissing) + "\": not measured.\n\n";
 
-  out += table_row({"file", "experiment", "tool", "started", "finished", "git", "records"});
-  out += table_row(std::vector<std::string>(7, "---"));
+  out += markdown_row({"file", "experiment", "tool", "started", "finished", "git", "records"});
+  out += markdown_row(std::vector<std::string>(7, "---"));
   for (const auto& in : inputs) {
     std::string tool = json_string(in.result.meta, "tool");
-    out += table_row({in.path, in.result.experiment, tool.empty() ? "kbench" : tool,
+    out += markdown_row({in.path, in.result.experiment, tool.empty() ? "kbench" : tool,
                       json_string(in.result.meta, "started"),
                       json_string(in.result.meta, "finished"), git_summary(in.result.meta),
                       std::to_string(in.result.records.size())});
@@ -357,7 +352,7 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
     const json& load = in.result.load;
     if (!load.is_object() || !load.contains("warnings") || !load["warnings"].is_array()) continue;
     for (const auto& w : load["warnings"])
-      warnings += "- " + in.path + ": " + (w.is_string() ? w.get<std::string>() : w.dump()) + "\n";
+      warnings += "- " + markdown_text(in.path) + ": " + markdown_text(w.is_string() ? w.get<std::string>() : w.dump()) + "\n";
   }
   out += "\nLoad warnings: " + (warnings.empty() ? std::string("none\n") : "\n\n" + warnings);
   out += "\n";
@@ -378,7 +373,7 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
     if (in.result.experiment == "spec") {
       const auto spec = in.result.extra.find("spec");
       if (spec != in.result.extra.end() && spec->contains("analysis"))
-        out += "From " + in.path + ":\n\n" + rendered(in, spec_markdown, spec->at("analysis"));
+        out += "From " + markdown_text(in.path) + ":\n\n" + rendered(in, spec_markdown, spec->at("analysis"));
     }
     for (const auto& r : in.result.records)
       if (filter.keeps(r)) {

@@ -109,6 +109,34 @@ TEST(ReportTable, PairedIntervalFastestAndIqr) {
   EXPECT_EQ(cell_at(apart, "4096x4096", "best vs cub"), "0.50x") << apart;
 }
 
+// The pipes that separate cells, those escaped as "\|" not counted.
+int cell_separators(const std::string& line) {
+  int n = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) n += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+  return n;
+}
+
+// Names come from result files: a '|', a newline, an escape sequence or '<' in one is text in its
+// cell, never table syntax or terminal control; every row keeps the header's cells.
+TEST(ReportTable, NamesFromFilesAreEscaped) {
+  std::vector<Record> records = {make_record("a|b\n<i>\x1b[2J", false, {4096, 4096}, 20),
+                                 make_record("torch.eager", true, {4096, 4096}, 40)};
+  for (auto& r : records) r.op = "soft|max";
+  const std::string table = op_table("soft|max", records);
+  EXPECT_EQ(table.rfind("## soft\\|max\n", 0), 0u) << table;
+  EXPECT_NE(table.find("a\\|b\\\\x0a&lt;i>\\\\x1b[2J"), std::string::npos) << table;
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  std::stringstream ss(table);
+  int rows = 0, header = -1;
+  for (std::string line; std::getline(ss, line);) {
+    if (line.empty() || line[0] != '|') continue;
+    if (header < 0) header = cell_separators(line);
+    EXPECT_EQ(cell_separators(line), header) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);  // header, rule, one shape
+}
+
 TEST(ReportTable, MissingCellShowsDash) {
   const std::vector<Record> records = {
       make_record("looped", false, {4096, 4096}, 20),
