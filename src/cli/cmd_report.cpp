@@ -25,7 +25,7 @@ void run_report(const ReportOptions& options) {
   // The report must never replace a result it was built from.
   if (!options.out.empty())
     for (const auto& file : options.files)
-      if (std::filesystem::exists(options.out) && std::filesystem::equivalent(options.out, file))
+      if (std::error_code ec; std::filesystem::equivalent(options.out, file, ec))  // false where either is missing
         throw UsageError("--out " + options.out + " is one of the result files read; name another file");
   std::vector<ReportInput> inputs;
   for (const auto& file : options.files) inputs.push_back({file, read_result(file)});

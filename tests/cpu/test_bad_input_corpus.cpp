@@ -5,6 +5,7 @@
 // here (tests/cpu/grid_fixture.hpp): of another device, op or set of cells, or the same run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +55,12 @@ void expect_refused(const std::string& args, const fs::path& out, const std::str
                                                   test::shell_quoted(KBENCH_BINARY) + " " + args);
   EXPECT_EQ(o.exit_code, 2) << what << ": " << o.err;
   EXPECT_EQ(test::line_count(o.err), 1) << what << ": " << o.err;
+  // The line echoes input printably and briefly: no escape sequence reaches the terminal, and a
+  // 100 kB argument is not repeated whole.
+  EXPECT_LE(o.err.size(), 600u) << what << ": " << o.err.substr(0, 600);
+  EXPECT_TRUE(std::none_of(o.err.begin(), o.err.end() - (o.err.empty() ? 0 : 1),
+                           [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      << what << ": a control character in " << o.err.substr(0, 600);
   // Bad input is refused before a GPU is looked for: on a machine with one it would have run.
   EXPECT_EQ(o.err.find("no CUDA device"), std::string::npos) << what << ": refused only for want of a GPU";
   EXPECT_TRUE(o.out.empty()) << what << ": " << o.out;
@@ -191,6 +198,42 @@ TEST(BadInputCorpus, GridConfigs) {
                    "grid: " + text);
     expect_refused("grid --op softmax --list --config " + test::shell_quoted(config), out, "grid --list: " + text);
   }
+  fs::remove_all(work);
+}
+
+// Result files edited field by field (tests/data/bad_input/results.txt), read by report and by
+// compare as either of its two: each refused with a line that names the field's JSON pointer.
+TEST(BadInputCorpus, ResultFieldEdits) {
+  const fs::path work = test::fresh_temp_dir();
+  const fs::path out = work / "out", file = work / "edited.json";
+  fs::create_directories(out);
+  const std::string fixture = test::shell_quoted(kReports / "kbench_h200.json");
+  const nlohmann::json good = nlohmann::json::parse(test::read_file(kReports / "kbench_h200.json"));
+  const auto lines = corpus_lines("results.txt");
+  EXPECT_GE(lines.size(), 80u);
+  int named = 0;
+  for (const std::string& line : lines) {
+    nlohmann::json j = good;
+    std::string pointer;
+    if (line[0] == '-') {
+      pointer = line.substr(1);
+      const nlohmann::json::json_pointer at(pointer);
+      ASSERT_TRUE(j.contains(at)) << line;
+      j[at.parent_pointer()].erase(at.back());
+    } else {
+      const auto space = line.find(' ');
+      pointer = line.substr(0, space);
+      j[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(line.substr(space + 1));
+    }
+    write_text(file, j.dump());
+    expect_refused("report " + test::shell_quoted(file), out, "report: " + line);
+    expect_refused("compare " + test::shell_quoted(file) + " " + fixture, out, "compare A: " + line);
+    expect_refused("compare " + fixture + " " + test::shell_quoted(file), out, "compare B: " + line);
+    const std::string err = test::run_kbench("report " + test::shell_quoted(file)).err;
+    EXPECT_NE(err.find("'" + pointer), std::string::npos) << line << ": " << err;
+    named += err.find("'" + pointer) != std::string::npos;
+  }
+  EXPECT_EQ(named, static_cast<int>(lines.size()));
   fs::remove_all(work);
 }
 
