@@ -1,27 +1,48 @@
 #!/usr/bin/env bash
-# compute-sanitizer over the GPU tests that run every kernel against the oracle, on a machine
-# with a GPU, after a build (scripts/gpu_session.sh runs it with SANITIZE=1):
+# compute-sanitizer's four tools over the GPU tests, on a machine with a GPU, after a build
+# (scripts/gpu_session.sh runs it with SANITIZE=1):
 #   memcheck   out-of-bounds and misaligned global accesses, in every variant and plan: a write
 #              past a buffer the oracle check does not read would otherwise go unnoticed;
-#   racecheck  shared-memory hazards in the block reductions (one test: it is the slow tool);
+#   initcheck  reads of device memory nothing wrote (a workspace or partial read before it is
+#              filled), over the same tests;
+#   racecheck  shared-memory hazards in the block reductions (one test by default: it is the slow
+#              tool);
 #   synccheck  barriers that not every thread of a block reaches.
+# First, each tool's negative control (tests/sanitizer/broken_kernels.cu): a kernel with the one
+# fault that tool must catch. A control the tool does not flag fails the run, since a tool that
+# is blind there makes a clean suite mean nothing.
 # The tests that break a kernel on purpose are left out (one writes past the end by design), and
 # so is the test that starts a second process of the test binary.
 # Each test runs in its own sanitizer process with its own time limit, so a slow test is named
 # as cut short instead of hiding the verdict on the others (memcheck on all eight tests in one
 # process ran past 60 s on the H200 in its first session, having passed seven).
-#   scripts/sanitize.sh [build-dir]      exit status: 0 clean, 1 a tool found errors or was cut
+#   scripts/sanitize.sh [build-dir]      exit status: 0 clean and every control caught, 1 otherwise
 #   SANITIZE_TIMEOUT_S=120               the limit per test and tool (default 120 s)
-#   SANITIZE_FILTER='RmsnormGpu.*'       memcheck only these tests (a gtest filter; default: every
-#                                        test that checks kernels against the oracle)
+#   SANITIZE_FILTER='RmsnormGpu.*'       memcheck and initcheck only these tests (a gtest filter;
+#                                        default: every test that checks kernels against the oracle)
+#   SANITIZE_SUITE=all                   every tool over every GPU test but those left out above
+#                                        (the whole suite: long; give it its own device call)
+#   SANITIZE_TOOLS='memcheck initcheck'  only these tools (default all four)
+# The first line names the commit and the sanitizer's version: a log kept under docs/records/
+# says what it ran at.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bin=${1:-build-gpu}/tests/kbench_gpu_tests
-[ -x "$bin" ] || { echo "sanitize: no $bin (build first)" >&2; exit 2; }
+build=${1:-build-gpu}
+bin=$build/tests/kbench_gpu_tests
+controls=$build/tests/kbench_sanitizer_controls
+[ -x "$bin" ] && [ -x "$controls" ] || { echo "sanitize: no $bin or $controls (build first)" >&2; exit 2; }
 command -v compute-sanitizer >/dev/null || { echo "sanitize: compute-sanitizer not found" >&2; exit 2; }
+echo "sanitize: commit $(git rev-parse HEAD 2>/dev/null || cat .kbench-git-commit 2>/dev/null || echo unknown)," \
+  "$(compute-sanitizer --version | grep -m1 -i version)"
 
-every_kernel=${SANITIZE_FILTER:-'RowsGpu.*:RmsnormGpu.*:*CopyAddCheck.EveryVariantMatchesTheOracle*:GemmGpu.EveryVariantOnRaggedAndSquareShapes:GemmGpu.KZeroGivesZeros:-RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProcesses'}
+left_out='RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProcesses'
+every_kernel=${SANITIZE_FILTER:-"RowsGpu.*:RmsnormGpu.*:*CopyAddCheck.EveryVariantMatchesTheOracle*:GemmGpu.EveryVariantOnRaggedAndSquareShapes:GemmGpu.KZeroGivesZeros:-$left_out"}
 one_of_each='RowsGpu.EveryVariantOnAwkwardShapes'
+if [ "${SANITIZE_SUITE:-}" = all ]; then
+  every_kernel="*:-$left_out"
+  one_of_each=$every_kernel
+fi
+tools=${SANITIZE_TOOLS:-memcheck initcheck racecheck synccheck}
 limit=${SANITIZE_TIMEOUT_S:-120}
 status=0
 
@@ -31,28 +52,36 @@ tests_for() {
     awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}' | grep -v DISABLED_  # helpers of other tests
 }
 
-run() {
-  local tool=$1 test=$2 log rc t0=$SECONDS
+# Runs one tool over a command; prints a line with its verdict. `expect` is clean or errors.
+sanitize() {
+  local tool=$1 what=$2 expect=$3 log rc t0=$SECONDS
+  shift 3
   log=$(mktemp)
-  KBENCH_REQUIRE_GPU=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-    "$bin" --gtest_filter="$test" >"$log" 2>&1
+  KBENCH_REQUIRE_GPU=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "$@" >"$log" 2>&1
   rc=$?
-  local verdict=clean
+  local verdict
   case $rc in
-    0) ;;
+    0) verdict=clean ;;
     124) verdict="cut at ${limit} s" ;;
     3) verdict="errors found" ;;
     *) verdict="failed (rc=$rc)" ;;
   esac
-  echo "$tool $test: $verdict in $((SECONDS - t0)) s"
-  if [ $rc -ne 0 ]; then
+  if [ "$expect" = errors ]; then
+    [ $rc = 3 ] && verdict="caught (negative control)" || { verdict="NOT CAUGHT: $verdict (negative control)"; status=1; }
+  elif [ $rc -ne 0 ]; then
     status=1
-    grep -E "^========= [A-Z]|FAILED|Failure" "$log" | head -20
   fi
+  echo "$tool $what: $verdict in $((SECONDS - t0)) s"
+  if [ $rc -ne 0 ]; then grep -E "^========= [A-Z]|FAILED|Failure" "$log" | head -"$([ "$expect" = errors ] && echo 4 || echo 20)"; fi
   rm -f "$log"
 }
 
-for t in $(tests_for "$every_kernel"); do run memcheck "$t"; done
-run racecheck "$one_of_each"
-run synccheck "$one_of_each"
+for tool in $tools; do sanitize "$tool" "broken_kernels.cu" errors "$controls" "$tool"; done
+for tool in $tools; do
+  case $tool in
+    memcheck | initcheck) filter=$every_kernel ;;
+    *) filter=$one_of_each ;;
+  esac
+  for t in $(tests_for "$filter"); do sanitize "$tool" "$t" clean "$bin" --gtest_filter="$t"; done
+done
 exit $status
