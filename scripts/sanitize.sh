@@ -32,7 +32,8 @@ bin=$build/tests/kbench_gpu_tests
 controls=$build/tests/kbench_sanitizer_controls
 [ -x "$bin" ] && [ -x "$controls" ] || { echo "sanitize: no $bin or $controls (build first)" >&2; exit 2; }
 command -v compute-sanitizer >/dev/null || { echo "sanitize: compute-sanitizer not found" >&2; exit 2; }
-echo "sanitize: commit $(git rev-parse HEAD 2>/dev/null || cat .kbench-git-commit 2>/dev/null || echo unknown)," \
+# The marker first: on the GPU machine the copy's own git HEAD is the session's stale snapshot.
+echo "sanitize: commit $(cat .kbench-git-commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)," \
   "$(compute-sanitizer --version | grep -m1 -i version)"
 
 left_out='RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProcesses'
