@@ -14,8 +14,8 @@ namespace {
 constexpr int kThreads = 64;  // two warps: the faults below cross warps, where they are hazards
 
 // memcheck: an off-by-one bound writes one element past the end of its allocation. Given the
-// last allocation, so that no other one lies right after it: past `a`, followed by `b`, the
-// write landed in b and memcheck (rightly) saw nothing (session 13's run on the H200).
+// last allocation, so that no other one lies right after it: one past `a` memcheck saw nothing
+// on the H200 (session 13), most likely because `b` was allocated right after it.
 __global__ void write_past_the_end(int* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i <= n) out[i] = 1;  // should be i < n
