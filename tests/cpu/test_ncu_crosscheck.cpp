@@ -48,9 +48,10 @@ struct Inputs {
         {"op": "copy", "dtype": "float32", "shape": [67108864], "variant": "vec16", "timer": "events", "cache": "cold", "median_us": 150.0},
         {"op": "softmax", "dtype": "float16", "shape": [8192, 8192], "variant": "auto", "timer": "cupti", "cache": "cold", "median_us": 50.0}]})";
   }
-  CommandResult run() const {
+  // Two kernels here, so the count the issue asks (ten) is lowered unless a test says otherwise.
+  CommandResult run(const std::string& flags = "--at-least 2") const {
     return run_command("python3 " + shell_quoted(kScript) + " --ncu " + shell_quoted(dir / "ncu.csv") + " --check " +
-                       shell_quoted(dir / "check.log") + " --result " + shell_quoted(dir / "result.json"));
+                       shell_quoted(dir / "check.log") + " --result " + shell_quoted(dir / "result.json") + " " + flags);
   }
 };
 
@@ -62,6 +63,19 @@ TEST(NcuCrosscheck, PassesWithinTwoPercentAndFailsBeyond) {
   const CommandResult far = Inputs(52.0, 4).run();  // softmax 50/52: 3.8% off
   EXPECT_EQ(far.exit_code, 1) << far.out << far.err;
   EXPECT_NE(far.out.find("worst difference 3.85%"), std::string::npos) << far.out;
+}
+
+TEST(NcuCrosscheck, JudgesOnlyKernelsOfTheLeastDurationAndCountsThem) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const Inputs far(52.0, 4);  // softmax 3.8% off, but under --min-us 60: listed, not judged
+  const CommandResult above = far.run("--at-least 1 --min-us 60");
+  EXPECT_EQ(above.exit_code, 0) << above.out << above.err;
+  EXPECT_NE(above.out.find("not judged"), std::string::npos) << above.out;
+  EXPECT_NE(above.out.find("over 1 kernels of 60 us or more"), std::string::npos) << above.out;
+  const CommandResult too_few = far.run("--min-us 60");  // one judged, ten asked by default
+  EXPECT_EQ(too_few.exit_code, 1) << too_few.out << too_few.err;
+  // The offset column: the copy's ncu mean (100.5) less its cupti median (101.0).
+  EXPECT_NE(above.out.find("| 100.50 | 101.00 | -0.50 |"), std::string::npos) << above.out;
 }
 
 TEST(NcuCrosscheck, RefusesLaunchesThatDoNotPairWithTheChecks) {
