@@ -235,16 +235,9 @@ __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_b
 // so the sums are the same from run to run. (Held in registers beside h and dy, the 8-vector
 // kernels took over 200 registers, one block per SM.) `partial` is gridDim.x x width floats,
 // null when the weight is frozen; the block's slots are added in slot order into its row.
-//
-// Pipelined (the `pipelined` variant, 4 vectors a thread or fewer): a block issues the loads of
-// its next row before the reductions of this one, so that its loads stay in flight while it
-// reduces, computes and stores (the plain kernel's blocks start in step and, over the few rows
-// each has at 4096x4096, leave memory idle while they all reduce). Twice the row registers:
-// no second block bound.
-template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool Pipelined = false>
-__global__ void __launch_bounds__(kRules.max_threads(K), (Aligned && !Pipelined) ? kMinResidentBlocks : 1)
+template <class T, int K, bool WithDh, bool WithDw, bool Aligned>
+__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial) {
-  static_assert(!Pipelined || K <= 4, "the 8-vector kernels have no registers for a second row");
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float2 scratch[32];
   // The grid is resident from the start, so the finalize kernel may be launched now: its blocks
@@ -266,36 +259,21 @@ __global__ void __launch_bounds__(kRules.max_threads(K), (Aligned && !Pipelined)
   // which strides over all of them.
   __syncthreads();
 
-  // The row of this slot in the group at `base` (an idle slot reads the last row and keeps
-  // nothing), and its h, dy (and early dh) vectors.
-  const auto row_of = [&](std::int64_t base) { return base + slot < rows ? base + slot : rows - 1; };
-  const auto load_row = [&](std::int64_t r, uint4(&h)[K], uint4(&dy)[K], uint4(&dh)[kEarlyDh ? K : 1]) {
+  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; base < rows;
+       base += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
+    const std::int64_t row = base + slot;
+    const bool active = row < rows;
+    const std::int64_t r = active ? row : rows - 1;  // an idle slot reads the last row and keeps nothing
     const T* hr = static_cast<const T*>(t.h) + row_offset(r, t.h_stride);
     const T* dyr = static_cast<const T*>(t.dy) + row_offset(r, t.dy_stride);
     const T* dhr = WithDh ? static_cast<const T*>(t.dh) + row_offset(r, t.dh_stride) : nullptr;
+    uint4 hv[K], dyv[K], dhv[kEarlyDh ? K : 1];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int v = lane + k * lanes;
-      h[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(hr, v, width) : make_uint4(0, 0, 0, 0);
-      dy[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(dyr, v, width) : make_uint4(0, 0, 0, 0);
-      if constexpr (kEarlyDh) dh[k] = v < nvec ? load_cols<T, Cache::last_use, Aligned>(dhr, v, width) : make_uint4(0, 0, 0, 0);
-    }
-  };
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * rows_per_block;
-  uint4 hv[K], dyv[K], dhv[kEarlyDh ? K : 1];
-  if constexpr (Pipelined)
-    if (static_cast<std::int64_t>(blockIdx.x) * rows_per_block < rows)
-      load_row(row_of(static_cast<std::int64_t>(blockIdx.x) * rows_per_block), hv, dyv, dhv);
-  for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; base < rows; base += step) {
-    const std::int64_t row = base + slot;
-    const bool active = row < rows;
-    const std::int64_t r = row_of(base);
-    const T* dhr = WithDh ? static_cast<const T*>(t.dh) + row_offset(r, t.dh_stride) : nullptr;
-    uint4 hn[Pipelined ? K : 1], dyn[Pipelined ? K : 1], dhn[Pipelined && kEarlyDh ? K : 1];
-    if constexpr (Pipelined) {
-      if (base + step < rows) load_row(row_of(base + step), hn, dyn, dhn);
-    } else {
-      load_row(r, hv, dyv, dhv);
+      hv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(hr, v, width) : make_uint4(0, 0, 0, 0);
+      dyv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(dyr, v, width) : make_uint4(0, 0, 0, 0);
+      if constexpr (kEarlyDh) dhv[k] = v < nvec ? load_cols<T, Cache::last_use, Aligned>(dhr, v, width) : make_uint4(0, 0, 0, 0);
     }
     float ss = 0.0f, sg = 0.0f;  // sum h^2 and sum g h; zero bits are +0 in every dtype
 #pragma unroll
@@ -319,12 +297,13 @@ __global__ void __launch_bounds__(kRules.max_threads(K), (Aligned && !Pipelined)
       keep_packed(dyv[k]);
       if constexpr (kEarlyDh) keep_packed(dhv[k]);
     }
+    if (!active) continue;
 
     T* dxr = static_cast<T*>(t.dx) + row_offset(r, width);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const int v = lane + k * lanes;
-      if (!active || v >= nvec) continue;
+      if (v >= nvec) continue;
       uint4 dh = make_uint4(0, 0, 0, 0);
       if constexpr (kEarlyDh) dh = dhv[k];
       else if constexpr (WithDh) dh = load_cols<T, Cache::last_use, Aligned>(dhr, v, width);
@@ -339,14 +318,6 @@ __global__ void __launch_bounds__(kRules.max_threads(K), (Aligned && !Pipelined)
       }
       store_cols<T, Aligned>(dxr, v, width, o);
       if constexpr (WithDw) add_dw<T, Aligned>(dw, v, nvec, width, dyh, rstd);
-    }
-    if constexpr (Pipelined) {
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        hv[k] = hn[k];
-        dyv[k] = dyn[k];
-        if constexpr (kEarlyDh) dhv[k] = dhn[k];
-      }
     }
   }
   if constexpr (WithDw) write_dw_partial<T, Aligned>(dw_slots, rows_per_block, width, nvec, partial);
@@ -810,27 +781,21 @@ struct ResidentLaunch {
   std::size_t shared;
 };
 
-template <class T, int K, bool Aligned, bool Pipelined = false>
+template <class T, int K, bool Aligned>
 auto resident_kernel(bool dh, bool dw) {
-  return dh ? (dw ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned, Pipelined>
-                  : rmsnorm_bwd_resident_kernel<T, K, true, false, Aligned, Pipelined>)
-            : (dw ? rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned, Pipelined>
-                  : rmsnorm_bwd_resident_kernel<T, K, false, false, Aligned, Pipelined>);
+  return dh ? (dw ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned> : rmsnorm_bwd_resident_kernel<T, K, true, false, Aligned>)
+            : (dw ? rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned> : rmsnorm_bwd_resident_kernel<T, K, false, false, Aligned>);
 }
 
 // `aligned`: every row of h, dy, dh and dx, and w, is whole 16-byte vectors on 16-byte
 // boundaries.
-// `pipelined`: the kernel that loads each next row before reducing this one, where there is
-// one (aligned rows of 4 vectors a thread or fewer); else the plain kernel.
 template <class T, int K>
-ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned, bool pipelined = false) {
+ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned) {
   if constexpr (K == 8 && sizeof(T) == 2) {  // never planned (kRules), and not compiled: it spills
     throw std::logic_error(c.op + ": no 16-bit 8-vector resident kernel");
   } else {
     const bool dh = has_dh(c), dw = with_dw(c);
-    auto kernel = aligned ? resident_kernel<T, K, true>(dh, dw) : resident_kernel<T, K, false>(dh, dw);
-    if constexpr (K <= 4)
-      if (pipelined && aligned) kernel = resident_kernel<T, K, true, true>(dh, dw);
+    const auto kernel = aligned ? resident_kernel<T, K, true>(dh, dw) : resident_kernel<T, K, false>(dh, dw);
     const int rows_per_block = plan.threads / plan.lanes;
     // dw's columns: a row per slot. For widths past a warp plan's, the slots are a single row.
     const std::size_t shared = dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0;
@@ -847,9 +812,8 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
     if (!with_dw(c)) return 0;
     std::size_t blocks = 0;
     dispatch_dtype(c.dtype, [&]<class T>() {
-      dispatch_resident(c.op, kRules, plan, [&]<int K>() {  // any kernel may run: room for the largest grid
-        blocks = std::max({resident_launch<T, K>(plan, c, true).grid.blocks, resident_launch<T, K>(plan, c, false).grid.blocks,
-                           resident_launch<T, K>(plan, c, true, true).grid.blocks});
+      dispatch_resident(c.op, kRules, plan, [&]<int K>() {  // either kernel may run: room for the larger grid
+        blocks = std::max(resident_launch<T, K>(plan, c, true).grid.blocks, resident_launch<T, K>(plan, c, false).grid.blocks);
       });
     });
     return blocks * width * sizeof(float);
@@ -889,13 +853,12 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
-  bool pipelined = false;  // the resident plan's pipelined kernel where there is one
 
   template <class T, int K>
   void resident() const {
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned, pipelined);
+    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned);
     auto* partial = static_cast<float*>(a.workspace);
     if (with_dw(a.c) && partial == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
     const int width = static_cast<int>(g.width);
@@ -966,16 +929,6 @@ void launch_two_pass_split(const LaunchArgs& a) {
   launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), false});
 }
 
-// auto's plan with the resident kernel pipelined (kept beside auto while it is measured).
-void launch_pipelined(const LaunchArgs& a) {
-  const RowGeometry g = checked_geometry(a);
-  if (g.rows == 0 || g.width == 0) return;
-  const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
-  RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.pipelined = true;
-  launch_row_plan(kRules, plan, a, k);
-}
-
 // The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
 std::int64_t eager_dw_chunks(const Case& c) {
   const std::int64_t tiles = (cols_of(c) + 255) / 256;
@@ -1042,11 +995,6 @@ void register_rmsnorm_backward(Registry& r) {
       [](const Case& c) { return workspace_bytes(plan_for(c, kRules, Forced::split), c, kRules); }, launch_two_pass_split);
   two_pass.baseline = false;  // one of kbench's own plans, not a reference
   r.add_variant(std::move(two_pass));
-  Variant pipelined = row_baseline(
-      def.op.name, "pipelined", "auto's plan; resident rows load the next row before reducing this one",
-      [](const Case& c) { return workspace_bytes(plan_for(c, kRules, std::nullopt), c, kRules); }, launch_pipelined);
-  pipelined.baseline = false;
-  r.add_variant(std::move(pipelined));
   r.add_variant(row_baseline(def.op.name, "eager", "seven kernels: rstd, n, g, mean(g n), dx, column-sum dw",
                              eager_workspace_bytes, launch_eager));
 }
