@@ -63,9 +63,18 @@ def cupti_medians(path):
     medians = {}
     for r in result["records"]:
         if r["timer"] == "cupti" and r["cache"] == "cold":
-            label = f"{r['op']} {r['dtype']} {'x'.join(str(d) for d in r['shape'])}"
-            medians[(label, r["variant"])] = r["median_us"]
+            params = tuple(sorted((k, float(v)) for k, v in (r.get("params") or {}).items()))
+            case = (r["op"], r["dtype"], "x".join(str(d) for d in r["shape"]), params)
+            medians[(case, r["variant"])] = r["median_us"]
     return medians
+
+
+def check_case(label):
+    """A check line's case, "op dtype shape k=v ...", as cupti_medians keys it: the parameters
+    matter (two stream cases of one size differ only in reads= and writes=)."""
+    op, dtype, shape, *rest = label.split()
+    params = tuple(sorted((k, float(v)) for k, v in (item.split("=", 1) for item in rest)))
+    return (op, dtype, shape, params)
 
 
 def main():
@@ -92,8 +101,8 @@ def main():
         (name, t0), (name1, t1) = kernels[2 * i], kernels[2 * i + 1]
         if name != name1:
             sys.exit(f"ncu_crosscheck: the two launches of {label} {variant} ran different kernels ({name}, {name1})")
-        key = next((k for k in medians if label.startswith(k[0]) and k[1] == variant), None)
-        if key is None:
+        key = (check_case(label), variant)
+        if key not in medians:
             sys.exit(f"ncu_crosscheck: no cold cupti record of {label} {variant} in {a.result}")
         ncu_us = statistics.mean([t0, t1])
         ratio = medians[key] / ncu_us

@@ -78,6 +78,29 @@ TEST(NcuCrosscheck, JudgesOnlyKernelsOfTheLeastDurationAndCountsThem) {
   EXPECT_NE(above.out.find("| 100.50 | 101.00 | -0.50 |"), std::string::npos) << above.out;
 }
 
+// Two cases of one op, dtype and shape that differ only in their parameters (the sweep's
+// stream rooflines: reads=2 writes=1 and reads=1 writes=1) pair with their own records: matched
+// by op, dtype and shape alone, both took the first one's median (session 14's first check).
+TEST(NcuCrosscheck, PairsCasesByTheirParametersToo) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
+  const Inputs in(50.0, 4);
+  std::ofstream(in.dir / "ncu.csv")
+      << "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      << "\"0\",\"stream_kernel\",\"gpu__time_duration.sum\",\"usecond\",\"90.0\"\n"
+      << "\"1\",\"stream_kernel\",\"gpu__time_duration.sum\",\"usecond\",\"90.0\"\n"
+      << "\"2\",\"stream_kernel\",\"gpu__time_duration.sum\",\"usecond\",\"60.0\"\n"
+      << "\"3\",\"stream_kernel\",\"gpu__time_duration.sum\",\"usecond\",\"60.0\"\n";
+  std::ofstream(in.dir / "check.log")
+      << "ok   stream float32 1024 reads=2 writes=1          vec16          max_err 0 (allowed 0)\n"
+      << "ok   stream float32 1024 reads=1 writes=1          vec16          max_err 0 (allowed 0)\n";
+  std::ofstream(in.dir / "result.json") << R"({"records": [
+      {"op": "stream", "dtype": "float32", "shape": [1024], "params": {"reads": 1.0, "writes": 1.0}, "variant": "vec16", "timer": "cupti", "cache": "cold", "median_us": 60.0},
+      {"op": "stream", "dtype": "float32", "shape": [1024], "params": {"reads": 2.0, "writes": 1.0}, "variant": "vec16", "timer": "cupti", "cache": "cold", "median_us": 90.0}]})";
+  const CommandResult r = in.run();
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("worst difference 0.00%"), std::string::npos) << r.out;
+}
+
 TEST(NcuCrosscheck, RefusesLaunchesThatDoNotPairWithTheChecks) {
   if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH";
   const CommandResult r = Inputs(50.5, 3).run();
