@@ -197,14 +197,13 @@ template <class T, bool Aligned>
 __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_block, int width, int nvec,
                                                  float* partial) {
   __syncthreads();
-  int n = 1;  // the host launches clusters of 2 to kDwCluster blocks, or none
+  bool clustered = false;  // the host launches clusters of kDwCluster blocks or none
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
-  n = static_cast<int>(cluster.num_blocks());
+  clustered = cluster.num_blocks() == kDwCluster;
 #endif
-  const bool clustered = n > 1;
-  float* out = partial + static_cast<std::int64_t>(blockIdx.x / n) * width;
+  float* out = partial + static_cast<std::int64_t>(clustered ? blockIdx.x / kDwCluster : blockIdx.x) * width;
   for (int c = threadIdx.x; c < width; c += blockDim.x) {
     const int at = dw_index<T, Aligned>(c, nvec);
     float s = dw_slots[at];
@@ -215,17 +214,16 @@ __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_b
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (!clustered) return;
   cluster.sync();  // every block's fold is done (and visible: release/acquire)
-  const int slice = (width + n - 1) / n;
+  const int slice = (width + kDwCluster - 1) / kDwCluster;
   const int begin = static_cast<int>(cluster.block_rank()) * slice, end = min(width, begin + slice);
   for (int c = begin + threadIdx.x; c < end; c += blockDim.x) {
     const int at = dw_index<T, Aligned>(c, nvec);
     float v[kDwCluster];  // every remote load issued before the adds
 #pragma unroll
-    for (int q = 0; q < kDwCluster; ++q) v[q] = q < n ? cluster.map_shared_rank(dw_slots, q)[at] : 0.0f;
+    for (int q = 0; q < kDwCluster; ++q) v[q] = cluster.map_shared_rank(dw_slots, q)[at];
     float s = v[0];
 #pragma unroll
-    for (int q = 1; q < kDwCluster; ++q)
-      if (q < n) s += v[q];
+    for (int q = 1; q < kDwCluster; ++q) s += v[q];
     out[c] = s;
   }
   cluster.sync();  // no block leaves while another still reads its shared memory
@@ -720,7 +718,7 @@ ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::
     o = it->second;
   }
   const std::int64_t full = static_cast<std::int64_t>(std::max(o.blocks_per_sm, 1)) * current_device_limits().sms;
-  if (fold && cluster > 1 && o.clusters > 0 && row_groups >= cluster) {
+  if (fold && o.clusters > 0 && row_groups >= cluster) {
     const std::int64_t clusters = std::min<std::int64_t>(o.clusters, (row_groups + cluster - 1) / cluster);
     return {static_cast<unsigned>(clusters * cluster), cluster};
   }
@@ -791,9 +789,8 @@ auto resident_kernel(bool dh, bool dw) {
 
 // `aligned`: every row of h, dy, dh and dx, and w, is whole 16-byte vectors on 16-byte
 // boundaries.
-// `dw_cluster`: the blocks of a cluster that fold dw (2 to kDwCluster; 1: no clusters).
 template <class T, int K>
-ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned, unsigned dw_cluster = kDwCluster) {
+ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned) {
   if constexpr (K == 8 && sizeof(T) == 2) {  // never planned (kRules), and not compiled: it spills
     throw std::logic_error(c.op + ": no 16-bit 8-vector resident kernel");
   } else {
@@ -803,7 +800,7 @@ ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned,
     // dw's columns: a row per slot. For widths past a warp plan's, the slots are a single row.
     const std::size_t shared = dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0;
     const std::int64_t groups = (rows_of(c) + rows_per_block - 1) / rows_per_block;
-    return {kernel, resident_grid(kernel, plan.threads, shared, groups, dw, dw_cluster), shared};
+    return {kernel, resident_grid(kernel, plan.threads, shared, groups, dw), shared};
   }
 }
 
@@ -815,9 +812,8 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
     if (!with_dw(c)) return 0;
     std::size_t blocks = 0;
     dispatch_dtype(c.dtype, [&]<class T>() {
-      // Either kernel may run, clustered or not: room for the largest grid, the unclustered one.
-      dispatch_resident(c.op, kRules, plan, [&]<int K>() {
-        blocks = std::max(resident_launch<T, K>(plan, c, true, 1).grid.blocks, resident_launch<T, K>(plan, c, false, 1).grid.blocks);
+      dispatch_resident(c.op, kRules, plan, [&]<int K>() {  // either kernel may run: room for the larger grid
+        blocks = std::max(resident_launch<T, K>(plan, c, true).grid.blocks, resident_launch<T, K>(plan, c, false).grid.blocks);
       });
     });
     return blocks * width * sizeof(float);
@@ -857,13 +853,12 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
-  unsigned dw_cluster = kDwCluster;  // the resident plan's clusters that fold dw
 
   template <class T, int K>
   void resident() const {
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned, dw_cluster);
+    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned);
     auto* partial = static_cast<float*>(a.workspace);
     if (with_dw(a.c) && partial == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
     const int width = static_cast<int>(g.width);
@@ -934,17 +929,6 @@ void launch_two_pass_split(const LaunchArgs& a) {
   launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), false});
 }
 
-// auto's plan with dw folded in clusters of `size` blocks (kept beside auto while measured).
-template <unsigned Size>
-void launch_dw_cluster(const LaunchArgs& a) {
-  const RowGeometry g = checked_geometry(a);
-  if (g.rows == 0 || g.width == 0) return;
-  const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
-  RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.dw_cluster = Size;
-  launch_row_plan(kRules, plan, a, k);
-}
-
 // The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
 std::int64_t eager_dw_chunks(const Case& c) {
   const std::int64_t tiles = (cols_of(c) + 255) / 256;
@@ -1011,16 +995,6 @@ void register_rmsnorm_backward(Registry& r) {
       [](const Case& c) { return workspace_bytes(plan_for(c, kRules, Forced::split), c, kRules); }, launch_two_pass_split);
   two_pass.baseline = false;  // one of kbench's own plans, not a reference
   r.add_variant(std::move(two_pass));
-  const auto auto_workspace = [](const Case& c) { return workspace_bytes(plan_for(c, kRules, std::nullopt), c, kRules); };
-  for (Variant v : {row_baseline(def.op.name, "dw_cluster4", "auto's plan, dw folded in clusters of 4 blocks",
-                                 auto_workspace, launch_dw_cluster<4>),
-                    row_baseline(def.op.name, "dw_cluster2", "auto's plan, dw folded in clusters of 2 blocks",
-                                 auto_workspace, launch_dw_cluster<2>),
-                    row_baseline(def.op.name, "dw_unclustered", "auto's plan, a dw partial per block", auto_workspace,
-                                 launch_dw_cluster<1>)}) {
-    v.baseline = false;
-    r.add_variant(std::move(v));
-  }
   r.add_variant(row_baseline(def.op.name, "eager", "seven kernels: rstd, n, g, mean(g n), dx, column-sum dw",
                              eager_workspace_bytes, launch_eager));
 }
