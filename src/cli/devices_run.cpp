@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 
 #include "cli/workers.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/scratch_dir.hpp"
 #include "experiments/shard_merge.hpp"
 
@@ -68,6 +70,12 @@ DevicesOutcome run_on_devices(const DevicesRequest& request) {
   }
   if (std::all_of(reports.begin(), reports.end(), [](const WorkerReport& r) { return r.refused; }))
     throw UsageError(worker_label(reports.front().job) + " " + reports.front().failure);
+  if (shards.empty() && interrupt_signal() != 0) {  // stopped in preparation: nothing measured, nothing kept
+    const int sig = interrupt_signal();
+    throw Interrupted(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") +
+                          " before any worker had measured: nothing was timed, nothing written",
+                      sig);
+  }
   if (shards.empty()) {
     dir.keep();
     throw Failure("no worker wrote a result (" + lost.front() + "); their logs are in " + dir.path().string());

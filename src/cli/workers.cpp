@@ -253,12 +253,15 @@ std::vector<int> parse_devices(const std::string& text) {
 
 std::vector<std::string> worker_argv(const std::vector<std::string>& parent_argv, const std::string& program,
                                      const ShardSpec& shard, const fs::path& out) {
-  static const std::vector<std::string> dropped = {"--devices", "--device", "--shard", "--out"};
+  // The parent's own options: the worker is one shard on one device, and runs no workers itself.
+  static const std::vector<std::string> dropped = {"--devices", "--device", "--shard", "--out", "--unit-timeout"};
+  static const std::vector<std::string> dropped_flags = {"--isolate"};
   std::vector<std::string> argv = {program};
   for (std::size_t i = 1; i < parent_argv.size(); ++i) {
     const std::string& a = parent_argv[i];
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
+    if (std::find(dropped_flags.begin(), dropped_flags.end(), name) != dropped_flags.end()) continue;
     if (std::find(dropped.begin(), dropped.end(), name) == dropped.end()) {
       argv.push_back(a);
       continue;

@@ -38,8 +38,8 @@ namespace kbench {
 std::vector<int> parse_devices(const std::string& text);
 
 // The worker's command line: the parent's (argv[0] replaced by `program`) without --devices,
-// --device, --shard and --out (each as "--x v" or "--x=v"), then --device 0 (its one visible
-// GPU), --shard k/n and --out `out`.
+// --device, --shard, --out and --unit-timeout (each as "--x v" or "--x=v") and --isolate, then
+// --device 0 (its one visible GPU), --shard k/n and --out `out`.
 std::vector<std::string> worker_argv(const std::vector<std::string>& parent_argv, const std::string& program,
                                      const ShardSpec& shard, const std::filesystem::path& out);
 

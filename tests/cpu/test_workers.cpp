@@ -46,6 +46,11 @@ TEST(Workers, AWorkersCommandLineIsTheParentsAsAShard) {
   const std::vector<std::string> eq_forms = {"kbench", "grid", "--devices=0,1", "--out=r", "--op", "softmax"};
   EXPECT_EQ(worker_argv(eq_forms, "k", {0, 2}, "o"),
             std::vector<std::string>({"k", "grid", "--op", "softmax", "--device", "0", "--shard", "0/2", "--out", "o"}));
+  // --isolate and the step deadline are the parent's: a worker given them would refuse --shard.
+  const std::vector<std::string> isolated = {"kbench", "run", "--isolate", "--op", "add", "--unit-timeout", "30",
+                                             "--device", "3", "--unit-timeout=9", "--isolate=true"};
+  EXPECT_EQ(worker_argv(isolated, "k", {0, 1}, "o"),
+            std::vector<std::string>({"k", "run", "--op", "add", "--device", "0", "--shard", "0/1", "--out", "o"}));
 }
 
 TEST(Workers, AWorkerSeesItsDeviceThroughThisProcesssVisibleDevices) {
@@ -60,7 +65,7 @@ TEST(Workers, AWorkerSeesItsDeviceThroughThisProcesssVisibleDevices) {
 // A folder of canned shard results and a fake worker that serves them: it reads --shard k/n and
 // --out from its arguments, writes where CUDA_VISIBLE_DEVICES pointed it, and then, as the
 // files in the folder say: dies (once, or every time), refuses (exit 2), exits 1, writes
-// nothing, or waits for SIGINT and then writes its result (exit 130). As kbench does in a
+// nothing, or waits for SIGINT and then writes its result (exit 130) or does not ("quit_k"). As kbench does in a
 // worker (harness/worker_steps.hpp), it reports its steps and leaves out the variants the parent
 // excludes: "faults_k" lists variants that end the process as an illegal address does (a CUDA
 // error line, exit 1), "hang_k" one whose step never ends (the parent's deadline must kill it).
@@ -93,6 +98,11 @@ for v in $(cat "$c/faults_$k" 2>/dev/null); do
 done
 if [ -e "$c/hang_$k" ] && ! excluded spin; then step visit spin; while true; do sleep 0.05; done; fi
 echo '{"phase":"record"}' >>"$KBENCH_WORKER_STEPS"
+if [ -e "$c/quit_$k" ]; then  # as kbench interrupted in preparation: exit 130, nothing written
+  trap 'exit 130' INT
+  touch "$c/waiting_$k"
+  while true; do sleep 0.05; done
+fi
 if [ -e "$c/wait_$k" ]; then
   trap 'mkdir -p "$out/sweep"; cp "$c/shard_$k.json" "$out/sweep/s.json"; exit 130' INT
   touch "$c/waiting_$k"
@@ -391,6 +401,29 @@ TEST(Workers, DevicesKeepWhatTheLivingWorkersWrote) {
   EXPECT_EQ(r.meta.at("merge").at("missing"), nlohmann::json({1}));
   EXPECT_EQ(r.records.size(), test::synthetic_shard(0, 2, 6, test::fixed_git()).records.size());
   remove_kept_folder(o.lost, "logs in ");
+}
+
+// SIGINT before any worker measured (each in its preparation, which writes nothing): the run
+// ends as interrupted (exit 130 in main), not as a failure, and writes nothing.
+TEST(Workers, DevicesInterruptedBeforeAnyResultEndInterruptedAndWriteNothing) {
+  const DevicesFixture f;
+  f.mark("quit_0");
+  f.mark("quit_1");
+  std::thread interrupter([&] {
+    for (int i = 0; i < 200 && !(fs::exists(f.dir / "waiting_0") && fs::exists(f.dir / "waiting_1")); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::raise(SIGINT);
+  });
+  try {
+    f.run();
+    ADD_FAILURE() << "not interrupted";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.signal(), SIGINT);
+    EXPECT_NE(std::string(e.what()).find("nothing written"), std::string::npos) << e.what();
+  }
+  interrupter.join();
+  clear_interrupt();
+  EXPECT_EQ(f.written(), 0);
 }
 
 TEST(Workers, DevicesRefusedByEveryWorkerWriteNothing) {
