@@ -48,16 +48,20 @@ std::string last_line(const fs::path& log) {
   return last;
 }
 
-// The error a worker ended with: its last line that kbench wrote ("kbench: internal error: CUDA
-// error: an illegal memory access was encountered ..."), without the program's name; empty
-// when it wrote none.
+// The error a worker ended with: its last line that kbench wrote ("kbench: internal error:
+// .../prepare.cpp:270: cudaStreamSynchronize(stream) failed: cudaErrorIllegalAddress (an illegal
+// memory access was encountered)"), without the program's name; else, for a process that
+// aborted while unwinding from the error (a destructor's CUDA call on the lost context), the
+// exception std::terminate printed ("what(): ..."); empty when there is neither.
 std::string worker_error(const fs::path& log) {
   std::ifstream in(log);
-  std::string line, last;
-  const std::string lead = "kbench: ";
-  while (std::getline(in, line))
-    if (line.rfind(lead, 0) == 0) last = trim(line.substr(lead.size()));
-  return printable(last, 400);
+  std::string line, said, terminated;
+  const std::string lead = "kbench: ", what = "what():";
+  while (std::getline(in, line)) {
+    if (line.rfind(lead, 0) == 0) said = trim(line.substr(lead.size()));
+    else if (const auto at = line.find(what); at != std::string::npos) terminated = trim(line.substr(at + what.size()));
+  }
+  return printable(said.empty() ? terminated : said, 400);
 }
 
 std::string seconds_text(double s) {

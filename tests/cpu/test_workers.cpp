@@ -93,7 +93,11 @@ step check good
 for v in $(cat "$c/faults_$k" 2>/dev/null); do
   excluded $v && continue
   step check $v
-  echo "kbench: internal error: CUDA error: an illegal memory access was encountered (cudaStreamSynchronize) at prepare.cpp:270" >&2
+  if [ "${v#abort}" != "$v" ]; then  # aborted while unwinding: std::terminate's lines, SIGABRT
+    printf "terminate called after throwing an instance of 'kbench::CudaError'\n  what():  prepare.cpp:270: cudaFree failed: cudaErrorIllegalAddress (an illegal memory access was encountered)\n" >&2
+    kill -6 $$
+  fi
+  echo 'kbench: internal error: prepare.cpp:270: cudaStreamSynchronize(stream) failed: cudaErrorIllegalAddress (an illegal memory access was encountered)' >&2
   exit 1
 done
 if [ -e "$c/hang_$k" ] && ! excluded spin; then step visit spin; while true; do sleep 0.05; done; fi
@@ -193,14 +197,14 @@ TEST(Workers, ARefusedWorkerIsNotStartedAgainAndOneThatExits1KeepsItsResult) {
 // untouched.
 TEST(Workers, AVariantThatFaultsIsRecordedAndLeftOutOfTheNextAttempt) {
   const FakeWorker fake(2);
-  fake.write("faults_0", "bad1 bad2");
+  fake.write("faults_0", "bad1 abort2");
   const auto reports = fake.run({0, 1});
   const WorkerReport& r = reports[0];
   ASSERT_TRUE(r.result.has_value()) << r.failure;
   EXPECT_EQ(r.attempts, 3);
   ASSERT_EQ(r.faults.size(), 2u);
   EXPECT_EQ(r.faults[0].step.variant, "bad1");
-  EXPECT_EQ(r.faults[1].step.variant, "bad2");
+  EXPECT_EQ(r.faults[1].step.variant, "abort2");
   EXPECT_EQ(r.faults[1].attempt, 2);
   for (const WorkerFault& f : r.faults) {
     EXPECT_EQ(f.step.phase, "check");
@@ -209,15 +213,18 @@ TEST(Workers, AVariantThatFaultsIsRecordedAndLeftOutOfTheNextAttempt) {
     EXPECT_NE(f.error.find("an illegal memory access was encountered"), std::string::npos) << f.error;
     EXPECT_EQ(f.error.find("kbench: "), std::string::npos) << f.error;  // the line, not the program's name
   }
+  EXPECT_NE(r.faults[0].error.find("(exit status 1 with 0 result files"), std::string::npos) << r.faults[0].error;
+  EXPECT_NE(r.faults[1].error.find("cudaFree failed"), std::string::npos) << r.faults[1].error;  // what() said
+  EXPECT_NE(r.faults[1].error.find("killed by signal 6"), std::string::npos) << r.faults[1].error;
   EXPECT_EQ(r.deaths.size(), 2u);
   // Each attempt was told what faulted before it: nothing, bad1, then both.
   const std::string seen = test::read_file(fake.dir / "excluded_0");
   const auto first = seen.find("--"), second = seen.find("--", first + 2);
   EXPECT_EQ(seen.substr(0, first), "");
   EXPECT_NE(seen.substr(first, second - first).find("\"variant\":\"bad1\""), std::string::npos) << seen;
-  EXPECT_EQ(seen.substr(first, second - first).find("bad2"), std::string::npos) << seen;
+  EXPECT_EQ(seen.substr(first, second - first).find("abort2"), std::string::npos) << seen;
   EXPECT_NE(seen.substr(second).find("bad1"), std::string::npos) << seen;
-  EXPECT_NE(seen.substr(second).find("bad2"), std::string::npos) << seen;
+  EXPECT_NE(seen.substr(second).find("abort2"), std::string::npos) << seen;
   EXPECT_EQ(reports[1].attempts, 1);
   EXPECT_TRUE(reports[1].faults.empty());
 }
