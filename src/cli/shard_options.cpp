@@ -17,7 +17,8 @@ std::shared_ptr<ShardOptions> add_shard_options(CLI::App* sub) {
                 "--unit-timeout) is recorded as failed and the run goes on without it");
   sub->add_option("--unit-timeout", o->unit_timeout,
                   "With --isolate or --devices: seconds a worker may spend on one step (one variant's check or "
-                  "visit, one case's preparation) before it is killed and the variant recorded as failed (default 300)");
+                  "visit, one case's preparation) before it is killed and the variant recorded as failed (default " +
+                      std::to_string(static_cast<int>(kDefaultStepTimeoutS)) + ")");
   return o;
 }
 
