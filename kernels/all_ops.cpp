@@ -22,6 +22,7 @@ void register_gemm(Registry& r);
 void register_gemm_backward(Registry& r);
 void register_gemm_step(Registry& r);
 }  // namespace gemm
+void register_test_faults(Registry& r);  // kernels/test_faults/: KBENCH_TEST_FAULTS=1 only
 
 const Registry& registry() {
   static const Registry r = [] {
@@ -39,6 +40,7 @@ const Registry& registry() {
     gemm::register_gemm(reg);
     gemm::register_gemm_backward(reg);
     gemm::register_gemm_step(reg);
+    register_test_faults(reg);
     return reg;
   }();
   return r;

@@ -70,17 +70,18 @@ void add_grid_command(CLI::App& app) {
     if (o->seed >= 0) s.seed = static_cast<std::uint64_t>(o->seed);
     s.device = o->device;
     validate_grid_settings(s);  // bad input writes nothing and touches no GPU
-    const ShardRequest req = resolve_shard_options(*shards, *sub);
+    const ShardRequest req = resolve_shard_options(*shards, *sub, s.device);
     const std::filesystem::path results_dir = std::filesystem::path(o->out) / "grid";
     if (!req.devices.empty() && !o->list) {
       // The cells depend on the GPU's SM count: the workers make the plan, the parent opens no
       // CUDA context (it would sit on the first worker's GPU), and merge checks they agree.
       require_result_dir(results_dir);
-      const DevicesOutcome d = run_on_devices({req.devices, "grid", results_dir, 0, "", "", process_argv()});
+      const DevicesOutcome d = run_on_devices({req.devices, "grid", results_dir, 0, "", "", process_argv(), req.step_timeout_s});
       print_analysis(d.merged);
       spdlog::info("wrote {}", d.written.string());
       end_if_incomplete(d.merged, d.written);
       if (!d.lost.empty()) throw Failure(d.lost);
+      if (!d.faulted.empty()) throw Failure(d.faulted);
       return;
     }
     select_device(s.device);

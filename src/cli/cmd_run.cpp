@@ -15,6 +15,7 @@
 #include "device/device_info.hpp"
 #include "experiments/sweep.hpp"
 #include "core/shape.hpp"
+#include "core/text.hpp"
 #include "harness/dry_run.hpp"
 #include "record/manifest.hpp"
 
@@ -44,6 +45,19 @@ void print_table(const Result& r) {
                 rec.variant.c_str(), rec.dtype.c_str(), shape_string(rec.shape).c_str(),
                 rec.cache.c_str(), rec.timer.c_str(), rec.median_us, rec.gbps,
                 100.0 * rec.copy_fraction, roof);
+  }
+  // The variants that were not timed because they failed: their check, or a fault in a worker
+  // (--isolate, --devices: extra.faults).
+  for (const std::string block : {"check_failures", "faults"}) {
+    const auto it = r.extra.find(block);
+    if (it == r.extra.end() || !it->is_array()) continue;
+    const bool fault = block == "faults";
+    for (const auto& f : *it) {
+      const std::string why = fault ? "fault in its " + f.value("phase", "") + " step" : "check";
+      std::printf("%-9s %-10s %-9s %-14s FAILED (%s): %s\n", f.value("op", "").c_str(), f.value("variant", "").c_str(),
+                  f.value("dtype", "").c_str(), shape_string(f.value("shape", Shape{})).c_str(), why.c_str(),
+                  printable(f.value(fault ? "error" : "detail", ""), 300).c_str());
+    }
   }
 }
 
@@ -87,7 +101,7 @@ void add_run_command(CLI::App& app) {
                 "needs no GPU, writes nothing");
   sub->callback([opts, shards, dry_run, sub] {
     const SweepSettings s = resolve_sweep_settings(*opts);
-    const ShardRequest req = resolve_shard_options(*shards, *sub);
+    const ShardRequest req = resolve_shard_options(*shards, *sub, s.device);
     // sweep_experiment validates ops, variants and shapes before any device is looked at.
     const Experiment whole = sweep_experiment(s);
     if (*dry_run) {
@@ -98,11 +112,12 @@ void add_run_command(CLI::App& app) {
     if (!req.devices.empty()) {
       require_result_dir(results_dir);
       const DevicesOutcome o = run_on_devices({req.devices, "run", results_dir, whole.cases.size(), plan_sha256(whole), "",
-                                               process_argv()});
+                                               process_argv(), req.step_timeout_s});
       print_table(o.merged);
       spdlog::info("wrote {}", o.written.string());
       end_if_incomplete(o.merged, o.written);
       if (!o.lost.empty()) throw Failure(o.lost);
+      if (!o.faulted.empty()) throw Failure(o.faulted);
       end_with_checks(o.merged);
       return;
     }

@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 
 #include "cli/workers.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/scratch_dir.hpp"
 #include "experiments/shard_merge.hpp"
 
@@ -29,6 +31,16 @@ std::string worker_label(const WorkerJob& job) {
 
 }  // namespace
 
+nlohmann::json faults_json(const std::vector<WorkerReport>& reports) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const WorkerReport& r : reports)
+    for (const WorkerFault& f : r.faults)
+      out.push_back({{"op", f.step.op}, {"variant", f.step.variant}, {"dtype", f.step.dtype}, {"shape", f.step.shape},
+                     {"case", f.step.case_label}, {"phase", f.step.phase}, {"error", f.error},
+                     {"shard", r.job.shard.index}});
+  return out;
+}
+
 DevicesOutcome run_on_devices(const DevicesRequest& request) {
   std::size_t n = request.devices.size();
   if (request.plan_cases > 0 && request.plan_cases < n) {
@@ -46,7 +58,9 @@ DevicesOutcome run_on_devices(const DevicesRequest& request) {
   const WorkerCommand command = [&](const WorkerJob& job, const fs::path& out) {
     return worker_argv(request.parent_argv, program, job.shard, out);
   };
-  const std::vector<WorkerReport> reports = run_workers(jobs, command, dir.path());
+  WorkerLimits limits;
+  if (request.step_timeout_s > 0) limits.step_timeout_s = request.step_timeout_s;
+  const std::vector<WorkerReport> reports = run_workers(jobs, command, dir.path(), limits);
 
   std::vector<ShardInput> shards;
   std::vector<std::string> lost;
@@ -56,6 +70,12 @@ DevicesOutcome run_on_devices(const DevicesRequest& request) {
   }
   if (std::all_of(reports.begin(), reports.end(), [](const WorkerReport& r) { return r.refused; }))
     throw UsageError(worker_label(reports.front().job) + " " + reports.front().failure);
+  if (shards.empty() && interrupt_signal() != 0) {  // stopped in preparation: nothing measured, nothing kept
+    const int sig = interrupt_signal();
+    throw Interrupted(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") +
+                          " before any worker had measured: nothing was timed, nothing written",
+                      sig);
+  }
   if (shards.empty()) {
     dir.keep();
     throw Failure("no worker wrote a result (" + lost.front() + "); their logs are in " + dir.path().string());
@@ -76,11 +96,20 @@ DevicesOutcome run_on_devices(const DevicesRequest& request) {
   nlohmann::json workers = nlohmann::json::array();
   for (const WorkerReport& r : reports) {
     nlohmann::json w = {{"shard", r.job.shard.index}, {"device", r.job.device}, {"cuda_visible_devices", r.job.visible},
-                        {"attempts", r.attempts}, {"deaths", r.deaths}};
+                        {"attempts", r.attempts}, {"deaths", r.deaths}, {"faults", r.faults.size()}};
     if (!r.result) w["failure"] = r.failure;
     workers.push_back(w);
   }
   merged.meta["merge"]["workers"] = workers;
+  merged.meta["merge"]["step_timeout_s"] = limits.step_timeout_s;
+  const nlohmann::json faults = faults_json(reports);
+  if (!faults.empty()) {
+    merged.extra["faults"] = faults;
+    const nlohmann::json& first = faults.front();
+    outcome.faulted = std::to_string(faults.size()) + " variant(s) faulted and were not timed (extra.faults), first " +
+                      first.at("variant").get<std::string>() + " on " + first.at("case").get<std::string>() + ": " +
+                      first.at("error").get<std::string>();
+  }
   outcome.written = write_result(merged, request.results_dir);
   if (!lost.empty()) {
     dir.keep();

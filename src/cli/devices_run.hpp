@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/workers.hpp"
 #include "record/result.hpp"
 
 namespace kbench {
@@ -19,6 +20,7 @@ struct DevicesRequest {
   std::string plan_sha256;             // the plan's hash, when known: the workers' must be it
   std::string program;                 // the worker binary; empty: this one (/proc/self/exe)
   std::vector<std::string> parent_argv;  // this process's command line, which the workers' are made from
+  double step_timeout_s = 0;             // --unit-timeout; 0: the default (cli/workers.hpp)
 };
 
 struct DevicesOutcome {
@@ -27,7 +29,14 @@ struct DevicesOutcome {
   // Empty when every worker wrote its shard; else what was lost, in one line (the merged
   // result then holds the other shards, meta.merge.missing names the lost ones).
   std::string lost;
+  // The variants that faulted (extra.faults of the merged result: each in its own record, not
+  // timed), in one line; empty when none did.
+  std::string faulted;
 };
+
+// extra.faults: one object per variant that faulted in a worker (cli/workers.hpp): op, variant,
+// dtype, shape, case (its label), phase (the step it was in: check, timer, visit), error, shard.
+nlohmann::json faults_json(const std::vector<WorkerReport>& reports);
 
 // Runs the workers and writes the merged result. UsageError (nothing written) when every
 // worker refused its input (exit 2: no such device, say); Failure when no worker wrote a result.

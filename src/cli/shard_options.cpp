@@ -12,10 +12,17 @@ std::shared_ptr<ShardOptions> add_shard_options(CLI::App* sub) {
                   "kbench merge joins the N results");
   sub->add_option("--devices", o->devices,
                   "Run the plan on these GPUs (0,1,...): one worker process per GPU, each a shard, merged into one result");
+  sub->add_flag("--isolate", o->isolate,
+                "Time in a worker process on --device: a variant that faults (an illegal address, a kernel past "
+                "--unit-timeout) is recorded as failed and the run goes on without it");
+  sub->add_option("--unit-timeout", o->unit_timeout,
+                  "With --isolate or --devices: seconds a worker may spend on one step (one variant's check or "
+                  "visit, one case's preparation) before it is killed and the variant recorded as failed (default " +
+                      std::to_string(static_cast<int>(kDefaultStepTimeoutS)) + ")");
   return o;
 }
 
-ShardRequest resolve_shard_options(const ShardOptions& o, const CLI::App& sub) {
+ShardRequest resolve_shard_options(const ShardOptions& o, const CLI::App& sub, int device) {
   ShardRequest r;
   const bool devices_given = sub.count("--devices") > 0;
   if (sub.count("--shard") > 0) r.shard = parse_shard(o.shard);
@@ -24,6 +31,16 @@ ShardRequest resolve_shard_options(const ShardOptions& o, const CLI::App& sub) {
     throw UsageError("--devices runs every shard of the plan itself: give --shard or --devices, not both");
   if (devices_given && sub.count("--device") > 0)
     throw UsageError("--devices names the GPUs to run on: give --device or --devices, not both");
+  if (o.isolate && devices_given)
+    throw UsageError("--devices runs every shard in a worker process already: give --isolate or --devices, not both");
+  if (o.isolate && r.shard)
+    throw UsageError("--isolate runs the whole plan in one worker: give --isolate or --shard, not both");
+  if (sub.count("--unit-timeout") > 0) {
+    r.step_timeout_s = parse_step_timeout(o.unit_timeout);
+    if (!o.isolate && !devices_given)
+      throw UsageError("--unit-timeout is the deadline of worker processes: give it with --isolate or --devices");
+  }
+  if (o.isolate) r.devices = {device};
   return r;
 }
 

@@ -26,6 +26,7 @@
 #include "harness/cupti_timer.hpp"
 #include "harness/timers.hpp"
 #include "harness/units.hpp"
+#include "harness/worker_steps.hpp"
 #include "record/manifest.hpp"
 #include "record/provenance.hpp"
 
@@ -62,6 +63,39 @@ struct Prepared {
   std::vector<std::vector<DeviceBuffer>> rotation_workspaces;
 };
 
+// A timer that reports its variant's step (harness/worker_steps.hpp) before each launch, so that a
+// worker that dies or hangs in the visits names the variant it was timing. Used only in a worker:
+// a run in one process times its own timers, unwrapped.
+class StepReportingTimer : public Timer {
+ public:
+  StepReportingTimer(std::unique_ptr<Timer> inner, const Case& c, std::string variant)
+      : inner_(std::move(inner)), c_(c), variant_(std::move(variant)) {}
+  double sample_us() override {
+    report();
+    return inner_->sample_us();
+  }
+  int launches_per_sample() const override { return inner_->launches_per_sample(); }
+  std::string note() const override { return inner_->note(); }
+  void prime() override {
+    report();
+    inner_->prime();
+  }
+
+ private:
+  void report() const {
+    if (variant_.empty()) report_step("floor");
+    else report_variant_step("visit", c_, variant_);
+  }
+  std::unique_ptr<Timer> inner_;
+  Case c_;
+  std::string variant_;  // empty: the visit's floor (an empty kernel)
+};
+
+std::unique_ptr<Timer> reporting_steps_of(std::unique_ptr<Timer> t, const Case& c, const std::string& variant) {
+  if (!reporting_steps()) return t;
+  return std::make_unique<StepReportingTimer>(std::move(t), c, variant);
+}
+
 // Each case gets its own input stream, so a case's inputs do not depend on what came before.
 Rng case_rng(std::uint64_t seed, std::size_t index) { return Rng(seed ^ (0x9e3779b97f4a7c15ULL * (index + 1))); }
 
@@ -80,6 +114,7 @@ struct PreparationSplit {
 std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStream_t stream,
                                                    nlohmann::json& failures, PreparationSplit& split) {
   std::vector<std::unique_ptr<Prepared>> out;
+  const ExcludedVariants excluded = excluded_variants();
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
     if (const int sig = interrupt_signal())
       throw Interrupted(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + " during preparation (" + std::to_string(i) +
@@ -90,12 +125,18 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
     p->mc = &mc;
     Rng rng = case_rng(e.how.seed, mc.plan_index.value_or(i));
     spdlog::debug("preparing {}", case_label(mc.c));
+    report_variant_step("prepare", mc.c, "");
     p->data = prepare_case(*mc.problem, mc.c, rng, {}, mc.check_rows);
     split.cases.generate += p->data.seconds.generate;
     split.cases.upload += p->data.seconds.upload;
     split.cases.oracle += p->data.seconds.oracle;
     const auto checks_began = std::chrono::steady_clock::now();
     for (const Launchable* v : mc.variants) {
+      if (excluded.count({case_label(mc.c), v->name})) {
+        spdlog::warn("{} {}: left out, it faulted in an earlier worker (extra.faults)", case_label(mc.c), v->name);
+        continue;
+      }
+      report_variant_step("check", mc.c, v->name);
       const CheckInfo info = check_variant(p->data, *v, stream);
       if (!info.passed) {
         spdlog::error("check failed: {} {}: {}", case_label(mc.c), v->name, info.detail);
@@ -160,8 +201,11 @@ std::vector<Unit> build_units(const Experiment& e, std::vector<std::unique_ptr<P
         u.timer = timer;
         u.variants = p->passed;
         u.checks = p->checks;
-        for (std::size_t k = 0; k < p->passed.size(); ++k)
-          u.timers.push_back(build_timer(*p, k, cache, timer, flusher, stream));
+        for (std::size_t k = 0; k < p->passed.size(); ++k) {
+          report_variant_step("timer", p->mc->c, p->passed[k]->name);
+          u.timers.push_back(reporting_steps_of(build_timer(*p, k, cache, timer, flusher, stream), p->mc->c,
+                                                p->passed[k]->name));
+        }
         units.push_back(std::move(u));
       }
   }
@@ -204,6 +248,7 @@ nlohmann::json stopping_rule_json(const std::vector<Unit>& units, const Stopping
 Result run_experiment(const Experiment& e, const std::vector<std::string>& argv) {
   const auto started = std::chrono::steady_clock::now();
   install_interrupt_handlers();
+  report_step("start");
   const int dev = select_device(e.how.device);
   Result result;
   result.experiment = e.name;
@@ -230,7 +275,9 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   // rest of the process (0.51 against 0.68 us in graph replay on the H200, methodology.md §4),
   // so it is also taken before anything is prepared, on a warm GPU so that the clock is not
   // what differs.
+  report_step("warm-up");
   warm_up_gpu(stream);
+  report_step("timer floors");
   const nlohmann::json floors_start = floors_now();
   PreparationSplit split;
   auto prepared = prepare_all(e, stream, failures, split);
@@ -239,17 +286,20 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   // Every visit also times an empty kernel in its unit's cache mode and timer, so that each
   // records the floor it was measured over; one such timer per mode serves all its units.
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Timer>> floor_timers;
+  report_step("floor timers");
   for (Unit& u : units) {
     auto& t = floor_timers[{u.cache, u.timer}];
-    if (!t) t = make_floor_timer(u.cache, u.timer, kMaxGraphLaunches, flusher, stream);
+    if (!t) t = reporting_steps_of(make_floor_timer(u.cache, u.timer, kMaxGraphLaunches, flusher, stream), u.c, "");
     u.floor = t.get();
   }
   split.timers = seconds_since(timers_began);
 
+  report_step("warm-up");
   const WarmupResult warm = warm_up_gpu(stream);
   result.warmup = to_json(warm);
   spdlog::info("warm-up: {:.0f} ms, SM clock {:.0f} MHz{}", warm.ms, warm.sm_clock_mhz,
                warm.steady ? "" : " (not steady)");
+  report_step("timer floors");
   const nlohmann::json floors_before = floors_now();
   std::vector<std::string> floor_moves = floor_shifts(floors_start, floors_before, kFloorTolerance, "preparation");
   for (const auto& line : floor_moves) spdlog::warn("{}", line);
@@ -266,6 +316,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
                                              e.how.clock_floor > 0 ? &clock : nullptr, [] { return interrupt_signal() != 0; },
                                              e.how.until.target > 0 ? &e.how.until : nullptr);
   if (e.how.until.target > 0) result.extra["stopping_rule"] = stopping_rule_json(units, e.how.until);
+  report_step("own timing");
   if (e.time_own && !interrupt_signal()) e.time_own(stream, result);
   if (const int sig = interrupt_signal()) {
     result.meta["incomplete"] = {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}, {"visits_done", visits_done},
@@ -274,6 +325,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", visits_done, planned);
   }
   const double timing_s = seconds_since(visits_began);
+  report_step("record");
   const nlohmann::json floors = floors_now();
   for (const auto& line : floor_shifts(floors_before, floors, kFloorTolerance, "the visits")) {
     spdlog::warn("{}", line);

@@ -283,6 +283,30 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
          markdown_row(std::vector<std::string>(7, "---")) + rows + "\n";
 }
 
+// The variants each file holds no records of because they failed: their check
+// (extra.check_failures), or a fault in a worker process (extra.faults: an illegal address, a
+// kernel past the step deadline; cli/workers.hpp). Nothing when none did.
+std::string failed_variants(const std::vector<ReportInput>& inputs) {
+  std::string lines;
+  for (const auto& in : inputs)
+    for (const char* block : {"check_failures", "faults"}) {
+      const auto it = in.result.extra.find(block);
+      if (it == in.result.extra.end() || !it->is_array()) continue;
+      const bool fault = std::string(block) == "faults";
+      for (const auto& f : *it) {
+        if (!f.is_object()) continue;
+        const std::string shape = f.contains("shape") ? f["shape"].dump() : "";
+        const std::string why = fault ? "faulted in its " + json_string(f, "phase") + " step: " + json_string(f, "error")
+                                      : "failed its check: " + json_string(f, "detail");
+        lines += "- " + markdown_text(in.path) + ": " +
+                 markdown_text(json_string(f, "op") + " " + json_string(f, "variant") + " " + json_string(f, "dtype") +
+                               " " + shape + " " + why) +
+                 "\n";
+      }
+    }
+  return lines.empty() ? "" : "Failed, not timed:\n\n" + lines + "\n";
+}
+
 namespace {
 
 bool analysed_experiment(const std::string& experiment) {
@@ -356,6 +380,7 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
   }
   out += "\nLoad warnings: " + (warnings.empty() ? std::string("none\n") : "\n\n" + warnings);
   out += "\n";
+  out += failed_variants(inputs);
   out += timer_floors(inputs);
 
   // A probe's records are one fixed kernel after many pauses, a grid's every plan at hundreds

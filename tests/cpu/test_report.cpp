@@ -227,6 +227,27 @@ Result on_device(const std::string& name, const std::string& uuid) {
   return r;
 }
 
+// The variants a file has no record of because they failed (their check, or a fault in a worker:
+// extra.check_failures, extra.faults) are listed as failed, escaped like every name from a file.
+TEST(ReportTable, FailedAndFaultedVariantsAreListed) {
+  Result r = on_device("NVIDIA H200", "GPU-1");
+  r.records = {make_record("auto", false, {4096, 4096}, 10.0, 0.9)};
+  EXPECT_EQ(build_report({{"a.json", r}}, ReportFilter{}).find("Failed, not timed"), std::string::npos);
+  r.extra = {{"faults", {{{"op", "add"}, {"variant", "fault_address"}, {"dtype", "float32"}, {"shape", {1024}},
+                          {"phase", "check"}, {"error", "internal error: an illegal memory access|x"}}}},
+             {"check_failures", {{{"op", "softmax"}, {"variant", "looped"}, {"dtype", "float16"}, {"shape", {8, 8}},
+                                  {"detail", "max_err 1 above 0.01"}}}}};
+  const std::string report = build_report({{"a.json", r}}, ReportFilter{});
+  EXPECT_NE(report.find("Failed, not timed:"), std::string::npos) << report;
+  EXPECT_NE(report.find("- a.json: add fault_address float32 [1024] faulted in its check step: internal error: an "
+                        "illegal memory access\\|x"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("- a.json: softmax looped float16 [8,8] failed its check: max_err 1 above 0.01"),
+            std::string::npos)
+      << report;
+}
+
 TEST(ReportTable, TimerFloorsAreListedPerFile) {
   Result r = on_device("NVIDIA H200", "GPU-1");
   r.records = {make_record("auto", false, {4096, 4096}, 10.0, 0.9)};
