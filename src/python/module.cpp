@@ -108,13 +108,12 @@ PYBIND11_MODULE(kbench, m) {
   py::options options;
   options.disable_function_signatures();  // each docstring's first line is the signature as documented
   m.doc() = kModuleDoc;
-  static py::exception<python::CheckFailed> check_error(m, "CheckError", PyExc_RuntimeError);
+  // (pybind11 keeps the exception type; a static of our own would outlive the interpreter.)
+  auto& check_error = py::register_exception<python::CheckFailed>(m, "CheckError", PyExc_RuntimeError);
   check_error.doc() = "A variant's outputs did not match the reference within the tolerance; nothing was timed.";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const python::CheckFailed& e) {
-      PyErr_SetString(check_error.ptr(), printable(e.what(), 2000).c_str());
     } catch (const UsageError& e) {
       PyErr_SetString(PyExc_ValueError, printable(e.what(), 2000).c_str());
     } catch (const Interrupted& e) {
