@@ -179,6 +179,11 @@ std::size_t ArrayView::span_bytes() const {
 }
 
 ArrayView view_array(const py::handle& object, const std::string& what) {
+  // PyTorch refuses to export a tensor that requires grad (a reference computed with autograd on):
+  // its values, detached, are what is compared.
+  if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "requires_grad") && py::hasattr(object, "detach") &&
+      py::bool_(object.attr("requires_grad")))
+    return from_dlpack(object.attr("detach")(), what);
   if (py::hasattr(object, "__dlpack__")) return from_dlpack(object, what);
   if (py::hasattr(object, "__cuda_array_interface__")) return from_cuda_array_interface(object, what);
   throw UsageError(what + " is not a tensor-like object: it has neither __dlpack__ nor __cuda_array_interface__ "
