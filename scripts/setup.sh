@@ -27,6 +27,23 @@ if [ ! -f /usr/include/valijson/validator.hpp ] && [ ! -f "$root/.deps/include/v
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libvalijson-dev >/dev/null
 fi
 
+# Python's headers and pybind11, for the Python module (src/python/kbench_python.cmake) and its
+# CPU test: looked for as headers, for the python3 on PATH (the one CMake finds), and installed from
+# the distribution's packages only when missing. Without them kbench builds, less the module.
+python_headers_ok() {
+  python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
+}
+pybind11_ok() { [ -f /usr/include/pybind11/pybind11.h ] || python3 -m pybind11 --includes >/dev/null 2>&1; }
+need_python=()
+python_headers_ok || need_python+=(python3-dev)
+pybind11_ok || need_python+=(python3-pybind11)
+if ((${#need_python[@]})); then
+  echo "setup: installing ${need_python[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_python[@]}" >/dev/null
+fi
+
 cmake_ok() {
   command -v cmake >/dev/null && python3 - "$(cmake --version | head -1 | awk '{print $3}')" <<'PY'
 import sys

@@ -262,7 +262,8 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   const std::string gpu_id = result.device.value("uuid", std::to_string(dev));
   const nlohmann::json load_before = query_gpu_load(gpu_id);
 
-  Stream stream;
+  Stream own_stream;
+  const cudaStream_t stream = e.stream.value_or(static_cast<cudaStream_t>(own_stream));
   const L2Flusher flusher(result.device.at("l2_bytes").get<std::size_t>());
   nlohmann::json failures = nlohmann::json::array(), skipped = nlohmann::json::array();
   for (const auto& mc : e.cases)
@@ -283,6 +284,8 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   auto prepared = prepare_all(e, stream, failures, split);
   const auto timers_began = std::chrono::steady_clock::now();
   std::vector<Unit> units = build_units(e, prepared, flusher, stream);
+  if (e.build_units)
+    for (Unit& u : e.build_units(stream, flusher)) units.push_back(std::move(u));
   // Every visit also times an empty kernel in its unit's cache mode and timer, so that each
   // records the floor it was measured over; one such timer per mode serves all its units.
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Timer>> floor_timers;

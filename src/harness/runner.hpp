@@ -25,8 +25,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/l2_flush.hpp"
 #include "harness/problem.hpp"
 #include "harness/schedule.hpp"
+#include "harness/units.hpp"
 #include "record/result.hpp"
 
 namespace kbench {
@@ -108,6 +110,15 @@ struct Experiment {
   std::map<std::string, std::vector<std::string>> own_op_sources = {};
   // Blocks added to the result's meta as they are (a shard's meta.shard, harness/shard.hpp).
   nlohmann::json meta = nlohmann::json::object();
+  // For work that is not cases of registered ops (kbench from Python, src/python/: callables
+  // that enqueue on their caller's stream, with buffers the caller owns, checked by the caller):
+  // builds units of checked variants with their timers, on the run's stream and flusher, after
+  // the first timer floors and before warm-up. They are visited, floored and recorded with the
+  // cases' units; their ops' sources are own_op_sources'.
+  std::function<std::vector<Unit>(cudaStream_t, const L2Flusher&)> build_units = {};
+  // The stream everything runs on; empty: a stream of the runner's own. kbench from Python
+  // passes its caller's current stream, the one its callables enqueue on.
+  std::optional<cudaStream_t> stream = std::nullopt;
 };
 
 // Runs the experiment on how.device and returns the result (not yet written). Check failures

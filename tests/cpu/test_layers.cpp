@@ -1,6 +1,8 @@
 // The layers of docs/architecture.md, enforced on the sources: every #include "..." under
 // src/, kernels/ and experiments/ points down (or within its own folder), never up or sideways.
 //   core -> device, record -> harness, report -> registry -> kernels -> experiments -> cli
+// The Python module (src/python/) stands beside the registry: it times callables on the harness,
+// and knows no op, kernel or experiment.
 // Inside kernels/, a family includes only itself, kernels/common/ and the list of families.
 #include <gtest/gtest.h>
 
@@ -24,7 +26,7 @@ struct Place {
 Place place_of(const std::string& path) {
   static const std::map<std::string, int> layers = {
       {"src/core/", 0},     {"src/device/", 1},  {"src/record/", 1},   {"src/harness/", 2},
-      {"src/report/", 2},   {"src/registry/", 3}, {"kernels/", 4},     {"experiments/", 5},
+      {"src/report/", 2},   {"src/registry/", 3}, {"src/python/", 3},   {"kernels/", 4},     {"experiments/", 5},
       {"src/cli/", 6},      {"src/main.cpp", 6}};
   for (const auto& [prefix, layer] : layers)
     if (path.starts_with(prefix)) {
@@ -72,6 +74,8 @@ TEST(Layers, TheRuleRefusesUpwardAndSidewaysIncludes) {
   EXPECT_TRUE(allowed("src/harness/runner.cpp", "src/record/result.hpp"));
   EXPECT_TRUE(allowed("kernels/rows/row_sum.cu", "kernels/common/dispatch.cuh"));
   EXPECT_FALSE(allowed("src/harness/runner.cpp", "src/registry/registry.hpp"));
+  EXPECT_TRUE(allowed("src/python/callable_run.cpp", "src/harness/runner.hpp"));
+  EXPECT_FALSE(allowed("src/python/module.cpp", "src/registry/registry.hpp"));
   EXPECT_FALSE(allowed("src/record/verify.cpp", "src/device/device_info.hpp"));
   EXPECT_FALSE(allowed("src/core/errors.hpp", "kernels/all_ops.hpp"));
   EXPECT_FALSE(allowed("kernels/rows/row_sum.cu", "kernels/add/add.hpp"));

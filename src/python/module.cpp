@@ -1,0 +1,181 @@
+// The Python module `kbench` (pybind11): kbench's harness timing Python callables. See
+// docs/python.md; callable_run.hpp says how a callable becomes a variant the runner times.
+#include <pybind11/pybind11.h>
+
+#include <filesystem>
+
+#include "core/errors.hpp"
+#include "core/text.hpp"
+#include "harness/runner.hpp"
+#include "python/callable_run.hpp"
+#include "python/output_check.hpp"
+#include "python/time_args.hpp"
+#include "record/result.hpp"
+
+namespace py = pybind11;
+using namespace kbench;
+
+namespace {
+
+// nlohmann's JSON to Python values and back, through Python's json module: results are small and
+// this keeps every number's type (an int stays int) as the result file has it.
+py::object to_python(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+nlohmann::json from_python(const py::handle& value, const std::string& what) {
+  try {
+    return nlohmann::json::parse(py::module_::import("json").attr("dumps")(value).cast<std::string>());
+  } catch (const py::error_already_set&) {
+    throw UsageError(what + " is not JSON: not a result");
+  }
+}
+
+std::vector<std::string> python_argv() {
+  std::vector<std::string> argv{"python"};
+  const py::module_ sys = py::module_::import("sys");
+  if (py::hasattr(sys, "argv"))
+    for (const auto& a : sys.attr("argv")) argv.push_back(py::str(a));
+  return argv;
+}
+
+constexpr const char* kModuleDoc = R"(kbench from Python: time any callable that enqueues GPU work on the
+caller's CUDA stream (PyTorch, Triton, CuPy) with kbench's own harness: warm-up, L2 flush (cold),
+rotation of input sets (cold graph), randomized interleaved visits, the events, graph and cupti
+timers, the GPU load record, and schema-v1 results. The module imports no framework.
+
+    kbench.time(fn, *, stream, op, dtype, shape, bytes, ...) -> dict   (a result, schema v1)
+    kbench.compare(output, reference, *, atol, rtol) -> dict           (the check alone)
+    kbench.validate_result(result)                                     (a dict or a file path)
+    kbench.CheckError                                                  (outputs off the reference)
+
+See docs/python.md.)";
+
+constexpr const char* kTimeDoc = R"(time(fn, *, stream, op, dtype, shape, bytes, flops=0, inputs=None, reference=None, atol=0, rtol=0, cache='cold', timer='events', visits=3, samples=3, seed=1, clock_floor=0.9, device=None, variant='python', baseline=False, experiment='python', out=None, settings=None) -> dict
+
+Checks fn against the reference, then times it with kbench's harness and returns the result
+(schema v1, as a dict: its 'records' hold one record per variant, cache mode and timer).
+
+fn          a callable that enqueues its GPU work on `stream` and returns its output (a tensor-like,
+            or a tuple of them), called as fn(*set) with an input set from `inputs`, or fn();
+            or a dict {variant name: callable} timed side by side in the same visits.
+stream      the caller's CUDA stream: an integer cudaStream_t (torch.cuda.current_stream().cuda_stream)
+            or an object with one in .cuda_stream. fn must enqueue on it. The graph timer needs a
+            stream of its own (not the legacy default stream, 0).
+op, dtype, shape   what is computed, for the records: dtype 'float32', 'float16' or 'bfloat16'.
+bytes       the bytes the op must move (each input read once, each output written once): GB/s.
+flops       the flops it must do (TFLOP/s); 0 for a memory-bound op.
+inputs      a callable returning one input set (a tuple of fn's arguments). Cold graph timing calls it
+            until the sets cover 3x L2 (sets of `bytes` each) and rotates through them.
+reference   the expected output: a tensor-like (or a tuple of them), or a callable taking an input
+            set that returns it. Tensor-likes speak DLPack (__dlpack__) or __cuda_array_interface__.
+atol, rtol  the element tolerance, |out - ref| <= atol + rtol |ref|; required with a reference.
+            Before timing, fn's outputs are filled with NaN (where fn writes the same memory each
+            call, i.e. out=), fn is called and every element compared, then called again and
+            required to give the same bits. A failure raises kbench.CheckError; nothing is timed.
+cache       'cold' (L2 flushed before each sample; input sets rotated in graph replay), 'warm',
+            'both', or a list.
+timer       'events', 'graph', 'cupti', 'all', or a list.
+visits, samples   visits to the case in shuffled order from `seed`; samples per variant per visit.
+clock_floor a visit that begins below this share of the warm SM clock is discarded and taken again.
+device      the CUDA device (default: the current one); the stream must be on it.
+variant, baseline  the variant's name and whether it is a baseline; with a dict fn, baseline names
+            the dict's baseline variants.
+experiment  the result's experiment name; out: a folder to write <experiment>-<time>-<id>.json into.
+settings    a dict of JSON values recorded in meta.settings.caller.
+
+Bad arguments raise ValueError (one line); no GPU raises RuntimeError; an exception fn raises is
+raised as it is. The GIL is released while the harness waits on the GPU and taken for each call.)";
+
+constexpr const char* kCompareDoc = R"(compare(output, reference, *, atol=0, rtol=0, stream=0) -> dict
+
+The check kbench.time makes before timing, alone: every element of output (a tensor-like, or a
+tuple of them; DLPack or __cuda_array_interface__, on the host or a GPU) against reference,
+|out - ref| <= atol + rtol |ref|, a NaN or infinity required where the reference has one. Returns
+{'passed', 'max_err', 'tolerance', 'detail'} as a record's 'check' holds them (detail: the first
+element off, or ''). Device memory is read on `stream` after it drains. ValueError when the
+outputs and the reference differ in count or element count.)";
+
+constexpr const char* kValidateDoc = R"(validate_result(result) -> None
+
+Checks a result against kbench's result schema (src/record/result.schema.json, compiled into the
+module): `result` is a dict or the path of a result file (.json or .json.gz). Raises ValueError
+with one line naming the first problem by its JSON pointer.)";
+
+}  // namespace
+
+PYBIND11_MODULE(kbench, m) {
+  py::options options;
+  options.disable_function_signatures();  // each docstring's first line is the signature as documented
+  m.doc() = kModuleDoc;
+  // (pybind11 keeps the exception type; a static of our own would outlive the interpreter.)
+  auto& check_error = py::register_exception<python::CheckFailed>(m, "CheckError", PyExc_RuntimeError);
+  check_error.doc() = "A variant's outputs did not match the reference within the tolerance; nothing was timed.";
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const UsageError& e) {
+      PyErr_SetString(PyExc_ValueError, printable(e.what(), 2000).c_str());
+    } catch (const Interrupted& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, printable(e.what(), 2000).c_str());
+    } catch (const python::NoDevice& e) {
+      PyErr_SetString(PyExc_RuntimeError, printable(e.what(), 2000).c_str());
+    } catch (const CudaError& e) {
+      PyErr_SetString(PyExc_RuntimeError, printable(e.what(), 2000).c_str());
+    }
+  });
+
+  m.def(
+      "time",
+      [](const py::object& fn, const py::kwargs& kwargs) {
+        const python::TimeRequest request = python::parse_time_args(fn, kwargs);
+        return to_python(python::time_callables(request, python_argv()));
+      },
+      py::arg("fn"), kTimeDoc);
+
+  m.def(
+      "compare",
+      [](const py::object& output, const py::object& reference, const py::kwargs& kwargs) {
+        py::dict args;
+        for (const auto& [key, value] : kwargs) {
+          const std::string k = py::str(key);
+          if (k != "atol" && k != "rtol" && k != "stream")
+            throw UsageError("kbench.compare: unknown argument '" + printable(k, 80) + "'");
+          args[key] = value;
+        }
+        const python::CompareRequest request = python::parse_compare_args(args);
+        const CheckInfo info = python::compare_arrays(python::view_arrays(output, "the output"),
+                                                      python::view_arrays(reference, "the reference"),
+                                                      request.tolerance, request.stream, "kbench.compare");
+        return to_python({{"passed", info.passed}, {"max_err", info.max_err}, {"tolerance", info.tolerance},
+                          {"detail", info.detail}});
+      },
+      py::arg("output"), py::arg("reference"), kCompareDoc);
+
+  m.def(
+      "validate_result",
+      [](const py::object& result) {
+        if (py::isinstance<py::dict>(result)) {
+          validate_result_json(from_python(result, "the result"), "the result");
+          return;
+        }
+        if (py::isinstance<py::str>(result) || py::hasattr(result, "__fspath__")) {
+          const std::string path = py::str(py::module_::import("os").attr("fspath")(result));
+          read_result(std::filesystem::path(path));
+          return;
+        }
+        throw UsageError("kbench.validate_result: result must be a dict or a file path, got " +
+                         printable(std::string(py::repr(result)), 80));
+      },
+      py::arg("result"), kValidateDoc);
+
+  // The method's constants the module times with, for scripts that report them.
+  py::dict constants;
+  constants["graph_target_us"] = kGraphTargetUs;
+  constants["graph_launches_min"] = kMinGraphLaunches;
+  constants["graph_launches_max"] = kMaxGraphLaunches;
+  constants["clock_floor"] = kDefaultClockFloor;
+  constants["rotation_sets_max"] = python::kMaxRotationSets;
+  constants["schema"] = kResultSchema;
+  m.attr("constants") = constants;
+}
