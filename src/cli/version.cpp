@@ -5,7 +5,7 @@
 
 #include "core/errors.hpp"
 #include "core/text.hpp"
-#include "record/build_info.hpp"
+#include "core/build_info.hpp"
 #include "record/git_history.hpp"
 #include "record/manifest.hpp"
 #include "record/provenance.hpp"

@@ -8,7 +8,7 @@
 #include "core/subprocess.hpp"
 #include "core/text.hpp"
 #include "cpu/run_command.hpp"
-#include "record/build_info.hpp"
+#include "core/build_info.hpp"
 #include "record_temp_dir.hpp"
 
 namespace kbench {

@@ -1,11 +1,10 @@
-#include "record/build_info.hpp"
+#include "core/build_info.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include "core/text.hpp"
 
-// Given by CMakeLists.txt to this file alone; the fallbacks keep tools that compile it outside
-// CMake's build (scripts/fuzz.sh) honest about not knowing.
+// Given by CMakeLists.txt to this file alone; compiled any other way, it says it does not know.
 #ifndef KBENCH_VERSION
 #define KBENCH_VERSION "unknown"
 #endif
