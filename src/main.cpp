@@ -4,8 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <string>
 
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 #include "core/errors.hpp"
 #include "core/host_memory.hpp"
 #include "core/text.hpp"
@@ -26,6 +29,8 @@ int main(int argc, char** argv) {
   kbench::set_process_argv(argc, argv);
   CLI::App app{"kbench: honest, repeatable experiments on CUDA kernels"};
   app.require_subcommand(1);
+  app.set_version_flag("-V,--version", std::function<std::string()>(kbench::version_text),
+                       "Version, commit, CUDA and the build's architectures, then exit");
   bool quiet = false;
   int verbose = 0;
   app.add_flag("-v,--verbose", verbose, "More log output (repeat for debug)");

@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "device/device_limits.hpp"
+#include "core/build_info.hpp"
 #include "kernels/gemm/gemm_contract.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/gemm_wgmma.cuh"
@@ -170,8 +171,16 @@ std::string hopper_problem() {
       why = "no CUDA device";
       return;
     }
-    if (p.major != 9 || p.minor != 0)
+    if (p.major != 9 || p.minor != 0) {
       why = "needs an sm_90 device (wgmma and TMA); this one is sm_" + std::to_string(p.major) + std::to_string(p.minor);
+      return;
+    }
+    // On sm_90 the kernels still need the "a" target: built for plain sm_90 they compile to a
+    // trap (KBENCH_HOPPER_DEVICE_CODE, hopper_ptx.cuh), and the runtime cannot tell the two apart.
+    const auto& archs = build_info().architectures;
+    if (std::none_of(archs.begin(), archs.end(), [](const std::string& a) { return a.rfind("90a", 0) == 0; }))
+      why = "needs code built for sm_90a (wgmma, setmaxnreg); this build has " + architectures_text(archs) +
+            " (CMAKE_CUDA_ARCHITECTURES)";
   });
   return why;
 }

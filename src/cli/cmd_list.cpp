@@ -1,9 +1,11 @@
-// kbench list: ops, their variants, and the named experiments.
+// kbench list [--format md|csv|json]: ops, their variants, the experiments and the method's
+// constants (cli/listing.hpp).
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "kernels/all_ops.hpp"
+#include "cli/listing.hpp"
 
 namespace kbench {
 
@@ -15,16 +17,18 @@ const std::vector<std::string>& process_argv() { return g_argv; }
 void set_process_argv(int argc, char** argv) { g_argv.assign(argv, argv + argc); }
 
 void add_list_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("list", "List ops, variants and experiments");
-  sub->callback([] {
-    for (const Op& op : registry().ops()) {
-      std::printf("%s: %s\n", op.name.c_str(), op.summary.c_str());
-      for (const OpParam& p : op.params)
-        std::printf("  --param %s=%g (default; %g to %g): %s\n", p.name.c_str(), p.fallback, p.lo, p.hi, p.what.c_str());
-      for (const Variant* v : registry().variants(op.name))
-        std::printf("  %-14s %s%s\n", v->name.c_str(), v->baseline ? "[baseline] " : "", v->summary.c_str());
-    }
-    std::printf("\nexperiments: run (sweep), probe, grid, fit, spec\n");
+  auto* sub = app.add_subcommand("list", "List ops, variants (with their dtypes), experiments and the method's constants");
+  auto format = std::make_shared<std::string>("md");
+  sub->add_option("--format", *format,
+                  "md: a table of variants per op (default); csv: a row per variant; json: everything, "
+                  "the method's constants included (src/record/list.schema.json)")
+      ->check(CLI::IsMember({"md", "csv", "json"}));
+  sub->callback([format] {
+    const nlohmann::json listing = listing_json();
+    const std::string text = *format == "json" ? listing.dump(2) + "\n"
+                             : *format == "csv" ? listing_csv(listing)
+                                                : listing_markdown(listing);
+    std::fputs(text.c_str(), stdout);
   });
 }
 

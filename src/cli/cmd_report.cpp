@@ -1,4 +1,4 @@
-// kbench report FILE... [--format md|csv] [--out FILE] [--cache cold|warm|all] [--timer events|graph|all]
+// kbench report FILE... [--format md|csv|json] [--out FILE] [--cache cold|warm|all] [--timer events|graph|all]
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -29,8 +29,9 @@ void run_report(const ReportOptions& options) {
         throw UsageError("--out " + options.out + " is one of the result files read; name another file");
   std::vector<ReportInput> inputs;
   for (const auto& file : options.files) inputs.push_back({file, read_result(file)});
-  const std::string text =
-      options.format == "csv" ? records_csv(inputs, options.filter) : build_report(inputs, options.filter);
+  const std::string text = options.format == "csv"    ? records_csv(inputs, options.filter)
+                           : options.format == "json" ? records_json(inputs, options.filter).dump(2) + "\n"
+                                                      : build_report(inputs, options.filter);
   if (options.out.empty()) {
     std::cout << text;
   } else {
@@ -47,8 +48,9 @@ void add_report_command(CLI::App& app) {
                 "PyTorch runs), with speed-ups over each baseline");
   sub->add_option("files", options->files, "Result files (schema v1)")->required();
   sub->add_option("--out", options->out, "Write the report to this file instead of stdout");
-  sub->add_option("--format", options->format, "md: tables (default); csv: every record as a row")
-      ->check(CLI::IsMember({"md", "csv"}));
+  sub->add_option("--format", options->format,
+                  "md: tables (default); csv: every record as a row; json: the same records as objects")
+      ->check(CLI::IsMember({"md", "csv", "json"}));
   sub->add_option("--cache", options->filter.cache, "Show only this cache mode")
       ->check(CLI::IsMember({"cold", "warm", "all"}));
   sub->add_option("--timer", options->filter.timer, "Show only this timer")

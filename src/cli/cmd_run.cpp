@@ -15,9 +15,9 @@
 #include "device/device_info.hpp"
 #include "experiments/sweep.hpp"
 #include "core/shape.hpp"
-#include "core/text.hpp"
 #include "harness/dry_run.hpp"
 #include "record/manifest.hpp"
+#include "report/run_table.hpp"
 
 namespace kbench {
 
@@ -32,32 +32,6 @@ void warn_if_tree_differs() {
                    diff.size(), diff.front());
   } catch (const UsageError& e) {
     spdlog::warn("cannot compare the source tree with the binary's manifest: {}", e.what());
-  }
-}
-
-void print_table(const Result& r) {
-  std::printf("%-9s %-10s %-9s %-14s %-5s %-6s %11s %9s %6s %6s\n", "op", "variant", "dtype", "shape",
-              "cache", "timer", "median_us", "GB/s", "copy%", "roof%");
-  for (const auto& rec : r.records) {
-    // roof%: of the same-traffic stream (Record::roofline), where the record has one.
-    const double roof = rec.roofline.is_object() ? 100.0 * rec.roofline.value("fraction", 0.0) : 0.0;
-    std::printf("%-9s %-10s %-9s %-14s %-5s %-6s %11.3f %9.1f %6.1f %6.1f\n", rec.op.c_str(),
-                rec.variant.c_str(), rec.dtype.c_str(), shape_string(rec.shape).c_str(),
-                rec.cache.c_str(), rec.timer.c_str(), rec.median_us, rec.gbps,
-                100.0 * rec.copy_fraction, roof);
-  }
-  // The variants that were not timed because they failed: their check, or a fault in a worker
-  // (--isolate, --devices: extra.faults).
-  for (const std::string block : {"check_failures", "faults"}) {
-    const auto it = r.extra.find(block);
-    if (it == r.extra.end() || !it->is_array()) continue;
-    const bool fault = block == "faults";
-    for (const auto& f : *it) {
-      const std::string why = fault ? "fault in its " + f.value("phase", "") + " step" : "check";
-      std::printf("%-9s %-10s %-9s %-14s FAILED (%s): %s\n", f.value("op", "").c_str(), f.value("variant", "").c_str(),
-                  f.value("dtype", "").c_str(), shape_string(f.value("shape", Shape{})).c_str(), why.c_str(),
-                  printable(f.value(fault ? "error" : "detail", ""), 300).c_str());
-    }
   }
 }
 
@@ -96,10 +70,15 @@ void add_run_command(CLI::App& app) {
   auto opts = add_sweep_options(sub, /*timing=*/true);
   auto shards = add_shard_options(sub);
   auto dry_run = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>("md");
+  sub->add_option("--format", *format,
+                  "The table printed at the end: md (a table per op, default), csv or json (every record, "
+                  "as `kbench report --format csv|json` gives them)")
+      ->check(CLI::IsMember({"md", "csv", "json"}));
   sub->add_flag("--dry-run", *dry_run,
                 "Print the plan (cases, variants and skips, samples, an estimate of the time) and exit; "
                 "needs no GPU, writes nothing");
-  sub->callback([opts, shards, dry_run, sub] {
+  sub->callback([opts, shards, dry_run, format, sub] {
     const SweepSettings s = resolve_sweep_settings(*opts);
     const ShardRequest req = resolve_shard_options(*shards, *sub, s.device);
     // sweep_experiment validates ops, variants and shapes before any device is looked at.
@@ -113,7 +92,7 @@ void add_run_command(CLI::App& app) {
       require_result_dir(results_dir);
       const DevicesOutcome o = run_on_devices({req.devices, "run", results_dir, whole.cases.size(), plan_sha256(whole), "",
                                                process_argv(), req.step_timeout_s});
-      print_table(o.merged);
+      std::fputs(run_table(o.merged, *format, o.written.string()).c_str(), stdout);
       spdlog::info("wrote {}", o.written.string());
       end_if_incomplete(o.merged, o.written);
       if (!o.lost.empty()) throw Failure(o.lost);
@@ -129,7 +108,7 @@ void add_run_command(CLI::App& app) {
     }
     const Result r = run_experiment(e, process_argv());
     const auto path = write_result(r, results_dir);
-    print_table(r);
+    std::fputs(run_table(r, *format, path.string()).c_str(), stdout);
     spdlog::info("wrote {}", path.string());
     end_if_incomplete(r, path);
     end_with_checks(r);

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "device/device_limits.hpp"
+#include "device/kernel_image.hpp"
 #include "device/nvml.hpp"
 
 namespace kbench {
@@ -58,6 +59,9 @@ int select_device(int requested) {
                      std::to_string(count) + " CUDA device(s) visible, numbered 0 to " +
                      std::to_string(count - 1));
   KB_CUDA(cudaSetDevice(requested));
+  // Before any case is prepared: a GPU this build has no code for gets one line, not a launch
+  // failure in the middle of a case.
+  if (const std::string why = build_image_problem(requested); !why.empty()) throw UsageError(why);
   return requested;
 }
 

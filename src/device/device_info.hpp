@@ -10,7 +10,8 @@
 namespace kbench {
 
 // Makes `requested` the current device and returns it. Throws UsageError when no CUDA device
-// is visible or `requested` is not one of them.
+// is visible, `requested` is not one of them, or this build has no code it can run
+// (device/kernel_image.hpp).
 int select_device(int requested);
 
 // The limits a plan is made for, and where they came from (a line for the output).

@@ -12,7 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kBusyUtilizationPct = 10.0;
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
 struct ReasonBit {

@@ -17,6 +17,9 @@
 
 namespace kbench {
 
+// A GPU busier than this (utilization, %) before a run gets a warning in the result.
+inline constexpr double kBusyUtilizationPct = 10.0;
+
 // What NVML said of one GPU, in its own units; absent where it could not say.
 struct GpuReadings {
   std::optional<unsigned> utilization_pct, memory_utilization_pct;  // over NVML's last sample period

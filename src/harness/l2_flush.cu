@@ -44,7 +44,7 @@ void launch_queue_delay(cudaStream_t stream, double microseconds) {
 }
 
 L2Flusher::L2Flusher(std::size_t l2_bytes)
-    : buffer_(std::max<std::size_t>(2 * l2_bytes, 8u << 20)), sink_(sizeof(unsigned)) {
+    : buffer_(std::max<std::size_t>(kFlushL2Multiple * l2_bytes, kFlushMinBytes)), sink_(sizeof(unsigned)) {
   KB_CUDA(cudaMemset(buffer_.get(), 0, buffer_.size()));
   KB_CUDA(cudaDeviceSynchronize());
 }

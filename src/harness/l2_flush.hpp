@@ -12,6 +12,10 @@
 
 namespace kbench {
 
+// The flush buffer: this many times the L2's size, and never less than kFlushMinBytes.
+inline constexpr std::size_t kFlushL2Multiple = 2;
+inline constexpr std::size_t kFlushMinBytes = std::size_t{8} << 20;
+
 class L2Flusher {
  public:
   explicit L2Flusher(std::size_t l2_bytes);

@@ -191,7 +191,7 @@ std::vector<Unit> build_units(const Experiment& e, std::vector<std::unique_ptr<P
   std::vector<Unit> units;
   for (auto& p : prepared) {
     if (p->passed.empty()) continue;
-    if (cold_graph) add_rotation_sets(p->data, 3 * flusher.bytes() / 2, stream);  // 3x L2
+    if (cold_graph) add_rotation_sets(p->data, kRotationL2Multiple * flusher.bytes() / kFlushL2Multiple, stream);
     for (const auto& cache : e.how.caches)
       for (const auto& timer : e.how.timers) {
         Unit u;

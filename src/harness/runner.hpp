@@ -54,6 +54,10 @@ inline int graph_launch_count(double launch_us, int sets) {
   return count;
 }
 
+// Cold graph timing rotates input sets totalling at least this many times the L2's size (a
+// graph cannot flush between its launches).
+inline constexpr std::size_t kRotationL2Multiple = 3;
+
 // The share of the warm clock below which a visit's samples are discarded (issue 17's default).
 inline constexpr double kDefaultClockFloor = 0.9;
 

@@ -40,8 +40,8 @@ TEST(Steps, RegisteredWithAnAutoVariantAndAnEagerBaseline) {
   }
   const test::CommandResult list = test::run_kbench("list");
   EXPECT_EQ(list.exit_code, 0);
-  EXPECT_NE(list.out.find("softmax_step: "), std::string::npos) << list.out;
-  EXPECT_NE(list.out.find("rmsnorm_step: "), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("## softmax_step\n"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("## rmsnorm_step\n"), std::string::npos) << list.out;
 }
 
 TEST(Steps, ParametersAreThoseOfTheParts) {

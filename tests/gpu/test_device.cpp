@@ -5,8 +5,10 @@
 #include "device/clock.hpp"
 #include "device/device_info.hpp"
 #include "device/gpu_load.hpp"
+#include "device/kernel_image.hpp"
 #include "device/nvml_clock.hpp"
 #include "device/warmup.hpp"
+#include "foreign_arch/foreign_arch_kernel.hpp"
 #include "gpu_test.hpp"
 
 namespace kbench {
@@ -19,6 +21,27 @@ TEST(Device, SelectsDeviceZeroAndRejectsOutOfRange) {
   KB_CUDA(cudaGetDeviceCount(&count));
   EXPECT_THROW(select_device(count), UsageError);
   EXPECT_THROW(select_device(-1), UsageError);
+}
+
+// The build's own kernels load on the GPU the tests run on (the check select_device makes)...
+TEST(Device, BuildHasCodeForThisGpu) {
+  KB_REQUIRE_GPU();
+  select_device(0);
+  EXPECT_EQ(build_image_problem(0), "");
+}
+
+// ...and a kernel with code for another major version only is named, with the rebuild to do.
+TEST(Device, KernelWithoutCodeForThisGpuIsRefused) {
+  KB_REQUIRE_GPU();
+  select_device(0);
+  cudaDeviceProp prop{};
+  KB_CUDA(cudaGetDeviceProperties(&prop, 0));
+  if (prop.major == test::kForeignArchMajor) GTEST_SKIP() << "the control's own major version";
+  const std::string why = kernel_image_problem(test::foreign_arch_kernel(), 0);
+  EXPECT_NE(why.find("cannot run this kbench"), std::string::npos) << why;
+  EXPECT_NE(why.find("-DCMAKE_CUDA_ARCHITECTURES="), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  EXPECT_EQ(build_image_problem(0), "") << "the refusal left the runtime unusable";
 }
 
 TEST(Device, BlockDescribesTheGpu) {
