@@ -177,6 +177,12 @@ Experiment sweep_experiment(const SweepSettings& s) {
   e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device, s.clock_floor, s.until};
   e.cases = plan_cases(s);
   e.analyse = sweep_analysis;
+  // Plugin variants: the libraries' paths and hashes beside the commit in meta, and the adapter
+  // that launches them among the measured sources of every op.
+  if (!s.plugins.empty()) {
+    e.meta["plugins"] = s.plugins;
+    e.sources.push_back("src/plugin/");
+  }
   return e;
 }
 

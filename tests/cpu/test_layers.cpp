@@ -1,6 +1,7 @@
 // The layers of docs/architecture.md, enforced on the sources: every #include "..." under
 // src/, kernels/ and experiments/ points down (or within its own folder), never up or sideways.
-//   core -> device, record -> harness, report -> registry -> kernels -> experiments -> cli
+//   core -> device, record -> harness, report -> registry -> kernels, plugin -> experiments -> cli
+// (src/plugin/ loads variants from shared libraries at run time: a family that is not compiled in.)
 // Inside kernels/, a family includes only itself, kernels/common/ and the list of families.
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ struct Place {
 Place place_of(const std::string& path) {
   static const std::map<std::string, int> layers = {
       {"src/core/", 0},     {"src/device/", 1},  {"src/record/", 1},   {"src/harness/", 2},
-      {"src/report/", 2},   {"src/registry/", 3}, {"kernels/", 4},     {"experiments/", 5},
+      {"src/report/", 2},   {"src/registry/", 3}, {"kernels/", 4},     {"src/plugin/", 4},  {"experiments/", 5},
       {"src/cli/", 6},      {"src/main.cpp", 6}};
   for (const auto& [prefix, layer] : layers)
     if (path.starts_with(prefix)) {
