@@ -260,6 +260,17 @@ TEST(PluginCli, TheExampleIsPlannedBesideKbenchsOwn) {
   EXPECT_TRUE(has(wide.out, "plugin.warp_per_row: the plugin says: rows of at most 4096 columns")) << wide.out;
 }
 
+// The default config (copy and add) has no row_sum case: the example's variant would not run,
+// and the plan says so rather than pass it over in silence.
+TEST(PluginCli, AVariantNoCaseRunsIsNamed) {
+  const test::CommandResult d = test::run_kbench("run --dry-run " + plugin(KBENCH_EXAMPLE_PLUGIN));
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_TRUE(has(d.out + d.err, "plugin.warp_per_row runs in no case of this plan (op 'row_sum' is not among"))
+      << d.out << d.err;
+  const test::CommandResult planned = dry_run(plugin(KBENCH_EXAMPLE_PLUGIN));
+  EXPECT_FALSE(has(planned.out + planned.err, "runs in no case")) << planned.out;
+}
+
 TEST(PluginCli, ABadRequestIsOneLineAndExitTwo) {
   for (const char* path : {KBENCH_PLUGIN_WRONG_VERSION, KBENCH_PLUGIN_NO_ENTRY, "/no/such/plugin.so"}) {
     for (const char* cmd : {"run --dry-run", "check"}) {
