@@ -1,5 +1,7 @@
 #include "experiments/sweep.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -154,6 +156,24 @@ nlohmann::json launch_overhead(const std::vector<Record>& records) {
   return out;
 }
 
+// A loaded plugin variant that no case of the plan runs (its op is not among the cases, the
+// default config's copy and add say, or every case skips it) would pass unseen: one line each.
+void warn_unplanned_plugin_variants(const nlohmann::json& plugins, const std::vector<MeasuredCase>& cases) {
+  for (const auto& library : plugins)
+    for (const auto& entry : library.at("variants")) {
+      const std::string full = entry.get<std::string>();  // "<op>/plugin.<name>"
+      const std::string op = full.substr(0, full.find('/')), variant = full.substr(full.find('/') + 1);
+      const bool planned = std::any_of(cases.begin(), cases.end(), [&](const MeasuredCase& mc) {
+        return mc.c.op == op &&
+               std::any_of(mc.variants.begin(), mc.variants.end(), [&](const Launchable* v) { return v->name == variant; });
+      });
+      if (!planned)
+        spdlog::warn("{} runs in no case of this plan (op '{}' is not among its cases, or each case skips it): "
+                     "add --op {} with --shape",
+                     variant, op, op);
+    }
+}
+
 nlohmann::json settings_json(const SweepSettings& s) {
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : s.cases) {
@@ -177,6 +197,13 @@ Experiment sweep_experiment(const SweepSettings& s) {
   e.how = Measurement{s.caches, s.timers, s.visits, s.samples, s.seed, s.device, s.clock_floor, s.until};
   e.cases = plan_cases(s);
   e.analyse = sweep_analysis;
+  // Plugin variants: the libraries' paths and hashes beside the commit in meta, and the adapter
+  // that launches them among the measured sources of every op.
+  if (!s.plugins.empty()) {
+    e.meta["plugins"] = s.plugins;
+    e.sources.push_back("src/plugin/");
+    warn_unplanned_plugin_variants(s.plugins, e.cases);
+  }
   return e;
 }
 

@@ -50,6 +50,9 @@ struct SweepSettings {
   // stream of each memory-bound case (its op's mix at its bytes): the rooflines.
   bool roofline = true;
   StoppingRule until = {};  // harness/schedule.hpp; target 0: fixed visits x samples
+  // The --plugin libraries loaded into the registry, as their meta.plugins block
+  // (src/plugin/plugin_loader.hpp); empty when none.
+  nlohmann::json plugins = nlohmann::json::array();
 };
 
 // A config file's JSON (UsageError, one line, when it is unreadable or not JSON), for its

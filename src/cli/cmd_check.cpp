@@ -15,6 +15,7 @@
 #include "core/text.hpp"
 #include "experiments/sweep.hpp"
 #include "experiments/tolerance_probe.hpp"
+#include "plugin/plugin_loader.hpp"
 
 namespace kbench {
 
@@ -38,14 +39,17 @@ void run_probe(const SweepOptions& o, const std::string& seeds, const std::strin
   for (const auto& d : o.dtypes) s.dtypes.push_back(parse_dtype(d));
   if (o.seed >= 0) s.seed = static_cast<std::uint64_t>(o.seed);
   s.device = o.device;
+  const nlohmann::json plugins = load_plugin_options(o);
   const std::vector<ProbeCase> cases = plan_tolerance_probe(s);  // bad input fails here, before the GPU
   if (out.empty()) {
     const ShareTable table = run_tolerance_probe(s, cases);
     for (const auto& l : share_report(table)) std::printf("%s\n", l.c_str());
     if (!table.all_within()) throw Failure("some errors exceed their tolerance");
+    end_with_plugin_refusals(plugins);
     return;
   }
-  const Experiment e = tolerance_experiment(s, cases);
+  Experiment e = tolerance_experiment(s, cases);
+  if (!plugins.empty()) e.meta["plugins"] = plugins;
   const std::filesystem::path dir = std::filesystem::path(out) / e.name;
   require_result_dir(dir);
   const Result r = run_experiment(e, process_argv());
@@ -55,6 +59,7 @@ void run_probe(const SweepOptions& o, const std::string& seeds, const std::strin
   spdlog::info("wrote {}", path.string());
   for (const Record& rec : r.records)
     if (!rec.check.passed) throw Failure("some errors exceed their tolerance");
+  end_with_plugin_refusals(plugins);
 }
 
 }  // namespace
@@ -75,9 +80,11 @@ void add_check_command(CLI::App& app) {
     if (probe->count() > 0) return run_probe(*opts, *probe_seeds, *out);
     if (out_option->count() > 0) throw UsageError("--out applies to --tolerance-probe only: kbench check writes no file");
     std::vector<std::string> lines;
-    const bool ok = check_experiment(sweep_experiment(resolve_sweep_settings(*opts)), lines);
+    const SweepSettings s = resolve_sweep_settings(*opts);
+    const bool ok = check_experiment(sweep_experiment(s), lines);
     for (const auto& l : lines) std::printf("%s\n", l.c_str());
     if (!ok) throw Failure("some variants failed their check");
+    end_with_plugin_refusals(s.plugins);
   });
 }
 

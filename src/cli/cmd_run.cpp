@@ -16,6 +16,7 @@
 #include "experiments/sweep.hpp"
 #include "core/shape.hpp"
 #include "harness/dry_run.hpp"
+#include "plugin/plugin_loader.hpp"
 #include "record/manifest.hpp"
 #include "report/run_table.hpp"
 
@@ -39,6 +40,7 @@ void end_with_checks(const Result& r) {
   if (!r.extra.at("check_failures").empty())
     throw Failure(std::to_string(r.extra.at("check_failures").size()) +
                   " variant(s) failed their check and were not timed (see the log)");
+  end_with_plugin_refusals(r.meta.value("plugins", nlohmann::json::array()));
 }
 
 // --dry-run: the plan, or the shard's part of it, or each worker's part.
@@ -85,6 +87,7 @@ void add_run_command(CLI::App& app) {
     const Experiment whole = sweep_experiment(s);
     if (*dry_run) {
       print_dry_run(whole, req, s.device);
+      end_with_plugin_refusals(s.plugins);
       return;
     }
     const std::filesystem::path results_dir = std::filesystem::path(opts->out) / s.experiment;

@@ -7,6 +7,8 @@
 
 #include "cli/whole_number.hpp"
 #include "core/errors.hpp"
+#include "kernels/all_ops.hpp"
+#include "plugin/plugin_loader.hpp"
 #include "record/manifest.hpp"
 
 namespace kbench {
@@ -21,6 +23,8 @@ std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing) {
   sub->add_option("--param", o->params, "An op parameter NAME=VALUE, e.g. eps=1e-6 (repeatable; see kbench list)");
   sub->add_option("--seed", o->seed, "Seed for inputs and visit order (recorded)")->check(whole_in(0, kMaxSeed));
   sub->add_option("--device", o->device, "CUDA device index")->check(whole_in(0, 1023));
+  sub->add_option("--plugin", o->plugins,
+                  "A shared library of variants (docs/plugins.md), checked and timed beside kbench's own (repeatable)");
   if (!timing) return o;
   sub->add_option("--cache", o->cache, "cold | warm | both");
   sub->add_option("--timer", o->timer, "events | graph | cupti | both (events, graph) | all");
@@ -143,7 +147,13 @@ SweepSettings resolve_sweep_settings(const SweepOptions& o) {
       throw UsageError("--max-visits " + std::to_string(s.until.max_visits) + " is below the planned visits (" +
                        std::to_string(s.visits) + ")");
   }
+  s.plugins = load_plugin_options(o);
   return s;
+}
+
+nlohmann::json load_plugin_options(const SweepOptions& o) {
+  if (o.plugins.empty()) return nlohmann::json::array();
+  return load_plugins(o.plugins, registry_for_plugins()).libraries;
 }
 
 }  // namespace kbench

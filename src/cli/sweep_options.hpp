@@ -16,6 +16,7 @@ namespace kbench {
 struct SweepOptions {
   std::string config;
   std::vector<std::string> ops, variants, dtypes, shapes, params;
+  std::vector<std::string> plugins;  // --plugin: shared libraries of variants (src/plugin/)
   std::string cache, timer;
   int visits = 0, samples = 0, device = 0;
   long long seed = -1;
@@ -30,7 +31,12 @@ struct SweepOptions {
 // Adds the options to `sub`; timing=false leaves out the ones `check` has no use for.
 std::shared_ptr<SweepOptions> add_sweep_options(CLI::App* sub, bool timing);
 
-// Resolves options into settings (UsageError on bad input).
+// Resolves options into settings (UsageError on bad input), the --plugin libraries loaded into
+// the registry last (load_plugin_options).
 SweepSettings resolve_sweep_settings(const SweepOptions& o);
+
+// Loads the --plugin libraries (src/plugin/plugin_loader.hpp) and returns their meta.plugins
+// block; an empty array when none is given.
+nlohmann::json load_plugin_options(const SweepOptions& o);
 
 }  // namespace kbench

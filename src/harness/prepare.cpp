@@ -273,9 +273,8 @@ OutputTaken take_output(const PreparedCase& pc, const TensorDesc& d, const Devic
   return t;
 }
 
-}  // namespace
-
-CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream) {
+// check_variant's work, which a launcher that refuses the case interrupts (VariantLaunchError).
+CheckInfo check_launches(const PreparedCase& pc, const Launchable& v, cudaStream_t stream) {
   CheckInfo info;
   if (pc.expected.size() != pc.output_desc.size())
     throw std::logic_error("check_variant: the oracle outputs were released or do not match");
@@ -361,6 +360,23 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
       }
   }
   return info;
+}
+
+}  // namespace
+
+CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream) {
+  try {
+    return check_launches(pc, v, stream);
+  } catch (const VariantLaunchError& e) {
+    // A launcher that says it cannot run the case is a failed check of that case, as a wrong
+    // answer is: the variant is not timed there, and the other variants and cases go on.
+    CheckInfo info;
+    info.passed = false;
+    info.max_err = INFINITY;
+    info.share = INFINITY;
+    info.detail = std::string("the launch failed: ") + e.what();
+    return info;
+  }
 }
 
 }  // namespace kbench

@@ -15,11 +15,22 @@
 #include <vector>
 
 #include "core/device_buffer.hpp"
+#include "core/errors.hpp"
 #include "core/rng.hpp"
 #include "harness/problem.hpp"
 #include "record/result.hpp"
 
 namespace kbench {
+
+// A variant's launcher reported that it could not run the case it was given (a plugin's launch
+// returned an error code, src/plugin/). check_variant catches it: the variant fails that case's
+// check and is not timed there, and the run goes on. Should it escape anyway (a launcher that
+// passed its check and fails while being timed), it ends the command as a Failure: one line,
+// exit status 1.
+class VariantLaunchError : public Failure {
+ public:
+  using Failure::Failure;
+};
 
 // Lets a test replace generated inputs (masked rows, constant rows, large magnitudes).
 using InputTweak = std::function<void(const Case&, std::vector<HostTensor>& inputs)>;
@@ -79,8 +90,9 @@ std::vector<HostTensor> checked_oracle(const Problem& problem, const Case& c, co
 // Launches `v` on the primary set and compares every element with the oracle (of check_rows
 // only, where it names rows), then launches it again (same workspace, outputs poisoned again)
 // and requires bit-identical outputs (of the same rows).
-// Never throws for a wrong answer (passed = false with a detail line); throws CudaError if the
-// launch itself fails.
+// Never throws for a wrong answer, nor for a launcher that refuses the case by throwing
+// VariantLaunchError (a plugin's error code, above): passed = false with a detail line. Throws
+// CudaError if a CUDA call fails (a kernel's fault poisons the whole context).
 CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream);
 
 // `count` distinct rows of `rows`, ascending, drawn from `seed`: always the first and the last

@@ -1,8 +1,9 @@
 // The layers of docs/architecture.md, enforced on the sources: every #include "..." under
 // src/, kernels/ and experiments/ points down (or within its own folder), never up or sideways.
-//   core -> device, record -> harness, report -> registry -> kernels -> experiments -> cli
+//   core -> device, record -> harness, report -> registry -> kernels, plugin -> experiments -> cli
 // The Python module (src/python/) stands beside the registry: it times callables on the harness,
-// and knows no op, kernel or experiment.
+// and knows no op, kernel or experiment. src/plugin/ loads variants from shared libraries at run
+// time: a family that is not compiled in.
 // Inside kernels/, a family includes only itself, kernels/common/ and the list of families.
 #include <gtest/gtest.h>
 
@@ -26,8 +27,8 @@ struct Place {
 Place place_of(const std::string& path) {
   static const std::map<std::string, int> layers = {
       {"src/core/", 0},     {"src/device/", 1},  {"src/record/", 1},   {"src/harness/", 2},
-      {"src/report/", 2},   {"src/registry/", 3}, {"src/python/", 3},   {"kernels/", 4},     {"experiments/", 5},
-      {"src/cli/", 6},      {"src/main.cpp", 6}};
+      {"src/report/", 2},   {"src/registry/", 3}, {"src/python/", 3},   {"kernels/", 4},     {"src/plugin/", 4},
+      {"experiments/", 5}, {"src/cli/", 6},      {"src/main.cpp", 6}};
   for (const auto& [prefix, layer] : layers)
     if (path.starts_with(prefix)) {
       std::string component = prefix == "src/main.cpp" ? "src/cli/" : prefix;  // main wires the CLI
