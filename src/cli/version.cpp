@@ -1,6 +1,5 @@
 #include "cli/version.hpp"
 
-#include <algorithm>
 #include <cstdio>
 
 #include "core/errors.hpp"
@@ -36,28 +35,27 @@ std::string commit_line() {
   const bool checkout = repo.is_checkout();
   const auto head = checkout ? repo.resolve_commit("HEAD") : std::nullopt;
   const auto marker = marker_commit(root);
-  std::string line;
+  std::string commit;
   if (marker && (!head || repo.resolve_commit(*marker).value_or(*marker) != *head))
-    line = repo.resolve_commit(*marker).value_or(*marker) + " (named by " + (root / ".kbench-git-commit").string() + ")";
+    commit = repo.resolve_commit(*marker).value_or(*marker);
   else if (head)
-    line = *head + " (git HEAD of " + root.string() + ")";
+    commit = *head;
   else
     return "unknown (" + root.string() + " is not a git checkout and has no .kbench-git-commit)";
+  std::string line = commit + (commit == head.value_or("") ? " (git HEAD of " + root.string() + ")"
+                                                            : " (named by " + (root / ".kbench-git-commit").string() + ")");
 
   const auto differences = tree_differences(root);
   if (!differences.empty())
     return line + "; but the tree differs from this binary's sources in " + std::to_string(differences.size()) +
            " file(s), first " + differences.front() + ": rebuild";
-  if (head && checkout) {
-    std::vector<std::string> args = {"status", "--porcelain", "--untracked-files=all", "--"};
-    args.insert(args.end(), kSourceScope.begin(), kSourceScope.end());
-    const GitReply status = repo.run(args);
-    if (!status.ok) return line + "; the tree matches this binary, git status failed: " + status.error;
-    const std::string changes = trim(status.out);
-    if (!changes.empty()) {
-      const std::size_t files = std::count(changes.begin(), changes.end(), '\n') + 1;
-      return line + " with uncommitted changes in " + std::to_string(files) + " source file(s), as built";
-    }
+  if (checkout) {
+    // Against the commit named, as provenance compares (on the GPU machine git's own HEAD is a
+    // stale snapshot, and a status against it lists every file changed since).
+    const TreeComparison c = compare_worktree(repo, commit, kSourceScope);
+    if (!c.error.empty()) return line + "; the tree matches this binary, not compared with the commit: " + c.error;
+    if (!c.changed.empty())
+      return line + " with uncommitted changes in " + std::to_string(c.changed.size()) + " source file(s), as built";
   }
   return line + "; the tree matches this binary";
 }

@@ -34,8 +34,11 @@ file(GLOB _kbench_python_core CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/src/harness/*.cpp ${PROJECT_SOURCE_DIR}/src/harness/*.cu ${PROJECT_SOURCE_DIR}/src/record/*.cpp)
 list(FILTER _kbench_python_core EXCLUDE REGEX "/src/record/manifest_tool\\.cpp$")
 add_library(kbench_python_core STATIC ${_kbench_python_core} ${KBENCH_MANIFEST_CPP} ${KBENCH_SCHEMAS_CPP})
+# Hidden, and bound inside the module (below): under PyTorch, whose libraries bring their own
+# fmt, spdlog-like and CUDA symbols and are loaded RTLD_GLOBAL, a default-visibility symbol of
+# this copy would be resolved to theirs at its first call (the GPU test aborted in free() so).
 set_target_properties(kbench_python_core PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_SEPARABLE_COMPILATION OFF
-  EXCLUDE_FROM_ALL ON)
+  EXCLUDE_FROM_ALL ON CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 target_include_directories(kbench_python_core PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR})
 target_link_libraries(kbench_python_core PUBLIC ${KBENCH_LIB_LINK})
 target_compile_options(kbench_python_core PUBLIC ${KBENCH_LIB_OPTIONS})
@@ -46,4 +49,5 @@ Python_add_library(kbench_python MODULE WITH_SOABI ${_kbench_python_sources})
 set_target_properties(kbench_python PROPERTIES OUTPUT_NAME kbench CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)
 target_link_libraries(kbench_python PRIVATE kbench_python_core pybind11::headers)
+target_link_options(kbench_python PRIVATE -Wl,-Bsymbolic -Wl,--exclude-libs,ALL)
 set(KBENCH_PYTHON_MODULE ON)
