@@ -46,8 +46,11 @@ TEST(SweepRooflines, EachMemoryBoundCaseGetsTheStreamOfItsMixAtItsBytes) {
       "stream float32 35499 reads=2 writes=1",
   };
   EXPECT_EQ(stream_cases(sweep_experiment(s)), want);
-  for (const MeasuredCase& mc : sweep_experiment(s).cases)
-    if (mc.c.op == "stream") EXPECT_EQ(mc.variants.size(), registry().variants("stream").size()) << case_label(mc.c);
+  for (const MeasuredCase& mc : sweep_experiment(s).cases) {
+    if (mc.c.op == "stream") {  // braced: EXPECT_EQ is an if-else of its own (-Wdangling-else)
+      EXPECT_EQ(mc.variants.size(), registry().variants("stream").size()) << case_label(mc.c);
+    }
+  }
 
   SweepSettings off = s;
   off.roofline = false;
