@@ -6,12 +6,13 @@
 //          rows, then over the chunks).
 //   resident (`single_block`): a persistent grid of as many blocks as fit the GPU at once;
 //          each takes rows in turn with h and dy held in registers (one read of each, dh read
-//          with them or at the write), and keeps dw for its columns in shared memory across its
-//          rows (a thread's columns are the same in every row: a misaligned row is read element
-//          by element rather than split into a head, vectors and a tail). At the end each block
-//          writes its dw partial (one row of width floats), or on sm_90 each cluster of 8
-//          blocks one, summed through distributed shared memory; a finalize kernel adds the
-//          partials in a fixed order.
+//          with them or at the write), and keeps dw for its columns across its rows, in
+//          registers (4-vector kernels) or shared memory (a thread's columns are the same in
+//          every row: a misaligned row is read element by element rather than split into a
+//          head, vectors and a tail). At the end each block writes its dw partial (one row of
+//          width floats), or on sm_90 each cluster of 8 blocks one, summed through distributed
+//          shared memory; after a barrier across the grid its blocks add the partials in a
+//          fixed order (`dw_*` variants: dw in shared memory, or a finalize kernel for the sum).
 //   looped / split: wide rows. Kernel 1 sums h^2 and g h over each row (or row piece); kernel 2
 //          takes a tile of columns over a group of rows, computes dx and the group's dw
 //          partial for those columns; the finalize kernel adds the groups' partials in order.
@@ -31,6 +32,7 @@
 
 #include "core/errors.hpp"
 #include "kernels/common/grid.hpp"
+#include "kernels/common/grid_barrier.cuh"
 #include "kernels/common/launch_ex.cuh"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
@@ -183,6 +185,22 @@ __device__ __forceinline__ void add_dw(float* dw, int v, int nvec, int width, co
   }
 }
 
+// Sets the columns of vector v to `sums` (laid out as dw_index says): a thread that kept its
+// columns' dw in registers writes them once, at the end.
+template <class T, bool Aligned>
+__device__ __forceinline__ void store_dw(float* dw, int v, int nvec, int width, const float (&sums)[kVec<T>]) {
+  if constexpr (Aligned) {
+    auto* d4 = reinterpret_cast<float4*>(dw);
+#pragma unroll
+    for (int q = 0; q < kVec<T> / 4; ++q)
+      d4[q * nvec + v] = make_float4(sums[4 * q], sums[4 * q + 1], sums[4 * q + 2], sums[4 * q + 3]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec<T>; ++j)
+      if (v * kVec<T> + j < width) dw[v * kVec<T> + j] = sums[j];
+  }
+}
+
 // The resident kernel's dw partials. A block first folds its slots into slot 0 (column by
 // column, slots in order). Unclustered, it writes that as its partial row. In a cluster of
 // kDwCluster blocks (sm_90), rank q then sums columns slice q of every block's fold, ranks in
@@ -193,9 +211,10 @@ __device__ __forceinline__ void add_dw(float* dw, int v, int nvec, int width, co
 // rest). Both orders are fixed, so dw's bits still repeat from run to run.
 constexpr int kDwCluster = 8;
 
+// Returns the number of partial rows the grid writes.
 template <class T, bool Aligned>
-__device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_block, int width, int nvec,
-                                                 float* partial) {
+__device__ __forceinline__ int write_dw_partial(float* dw_slots, int rows_per_block, int width, int nvec,
+                                                float* partial) {
   __syncthreads();
   bool clustered = false;  // the host launches clusters of kDwCluster blocks or none
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -212,7 +231,7 @@ __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_b
     else out[c] = s;
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (!clustered) return;
+  if (!clustered) return static_cast<int>(gridDim.x);
   cluster.sync();  // every block's fold is done (and visible: release/acquire)
   const int slice = (width + kDwCluster - 1) / kDwCluster;
   const int begin = static_cast<int>(cluster.block_rank()) * slice, end = min(width, begin + slice);
@@ -228,21 +247,75 @@ __device__ __forceinline__ void write_dw_partial(float* dw_slots, int rows_per_b
   }
   cluster.sync();  // no block leaves while another still reads its shared memory
 #endif
+  return static_cast<int>(gridDim.x) / (clustered ? kDwCluster : 1);
 }
 
-// dw accumulates in shared memory, one float per column (and per row slot of a warp-plan
-// block), each written only by the thread that owns its column: no ordering between threads,
-// so the sums are the same from run to run. (Held in registers beside h and dy, the 8-vector
-// kernels took over 200 registers, one block per SM.) `partial` is gridDim.x x width floats,
-// null when the weight is frozen; the block's slots are added in slot order into its row.
-template <class T, int K, bool WithDh, bool WithDw, bool Aligned>
+// dw[c] = the sum of the `count` partial rows at column c, in a fixed order: warp w of the
+// block's nw warps adds rows w, w + nw, ... (Kahan), then the warps' sums are added in warp
+// order; nw is fixed for a launch (the finalize kernel's is a function of count alone,
+// finalize_warps; the resident kernel's is its block's), so the order is too. A block takes
+// 32 columns, one 128-byte line of each row. The loads go kFinalizeBatch at a time ahead of
+// the adds (the order of the adds stays the rows'): with 8 warps and one load at a time the
+// finalize kernel waited on L2 once per row, 11 us of the 47 us of float16 4096x4096 and 23 us
+// at float32 16384x1024 (1320 partials), in ncu; 32 warps and 8 loads took 6.2 and 5.7 us.
+// `sums` is the block's scratch, [column][warp]; the caller syncs before reusing it.
+constexpr int kFinalizeMaxWarps = 32;
+constexpr int kFinalizeBatch = 8;
+
+template <class T, int MaxWarps>
+__device__ __forceinline__ void sum_partial_tile(const float* partial, int count, int width, int tile,
+                                                 float (&sums)[32][MaxWarps + 1], T* dw) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  const int c = tile * 32 + lane;
+  KahanSum acc;
+  if (c < width) {
+    const float* column = partial + c;
+    const auto at_row = [&](int g) { return __ldcg(column + static_cast<std::int64_t>(g) * width); };
+    // A batch past the last row is predicated, not a loop of its own: with 77 partials and 16
+    // warps every warp has 4-5 rows, and a remainder loop of one load at a time waited on L2
+    // for each (the finalize took 4.54 of float16 4096x4096's 44 us in ncu).
+    for (int g = warp; g < count; g += kFinalizeBatch * nw) {
+      float v[kFinalizeBatch];
+#pragma unroll
+      for (int u = 0; u < kFinalizeBatch; ++u) v[u] = g + u * nw < count ? at_row(g + u * nw) : 0.0f;
+#pragma unroll
+      for (int u = 0; u < kFinalizeBatch; ++u)
+        if (g + u * nw < count) acc.add(v[u]);  // the rows' order, as before: the same bits
+    }
+  }
+  sums[lane][warp] = acc.value();
+  __syncthreads();
+  if (warp == 0 && c < width) {
+    float s = 0.0f;
+    for (int i = 0; i < nw; ++i) s += sums[lane][i];
+    dw[c] = from_float<T>(s);
+  }
+}
+
+// dw: each thread owns its columns' entries (a thread's columns are the same in every row), so
+// no ordering between threads is needed and the sums are the same from run to run. Where they
+// live while the rows go by (DwRegs):
+//   registers: a thread's K x kVec floats, written once into the block's slots at the end;
+//   shared memory: one float per column (and per row slot of a warp-plan block), read and
+//     written per row (the 8-vector kernels keep this: beside h and dy in registers they took
+//     over 200 registers, one block per SM).
+// At the end the slots are folded into partial rows (write_dw_partial), and those are summed
+// into dw (GridSum):
+//   by this kernel, after a barrier across the grid (it is resident at once: resident_grid),
+//     each block taking tiles of 32 columns: no second kernel, no wait for this one's end;
+//   by the finalize kernel after it.
+// `partial` is gridDim.x x width floats, null when the weight is frozen; `barrier`, GridSum's
+// two counters; `dw_out`, dw (T) for GridSum.
+template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum>
 __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
-    rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial) {
+    rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
+                                void* dw_out, unsigned* barrier) {
+  static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float2 scratch[32];
   // The grid is resident from the start, so the finalize kernel may be launched now: its blocks
   // take SMs as this kernel's leave and wait there for the partials.
-  if constexpr (WithDw) trigger_next_grid();
+  if constexpr (WithDw && !GridSum) trigger_next_grid();
   // dh is loaded with h and dy, so that a row costs one trip to memory, not two; the 8-vector
   // kernels have no registers for it at their bound and load it after the reductions.
   constexpr bool kEarlyDh = WithDh && K <= 4;
@@ -253,11 +326,13 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
   // reductions.
   const T* w = static_cast<const T*>(t.w);
   float* dw = dw_slots + slot * width;
-  if constexpr (WithDw)
+  float dw_regs[DwRegs ? K : 1][kVec<T>] = {};
+  if constexpr (WithDw && !DwRegs) {
     for (int c = threadIdx.x; c < rows_per_block * width; c += blockDim.x) dw_slots[c] = 0.0f;
-  // Each thread zeroes and then owns its own columns' entries; the barrier is for the zeroing,
-  // which strides over all of them.
-  __syncthreads();
+    // Each thread zeroes and then owns its own columns' entries; the barrier is for the
+    // zeroing, which strides over all of them.
+    __syncthreads();
+  }
 
   for (std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * rows_per_block; base < rows;
        base += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
@@ -317,10 +392,31 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
         dyh[j] = dy * h;
       }
       store_cols<T, Aligned>(dxr, v, width, o);
-      if constexpr (WithDw) add_dw<T, Aligned>(dw, v, nvec, width, dyh, rstd);
+      if constexpr (WithDw && DwRegs) {
+#pragma unroll
+        for (int j = 0; j < kVec<T>; ++j) dw_regs[k][j] = fmaf(dyh[j], rstd, dw_regs[k][j]);
+      } else if constexpr (WithDw) {
+        add_dw<T, Aligned>(dw, v, nvec, width, dyh, rstd);
+      }
     }
   }
-  if constexpr (WithDw) write_dw_partial<T, Aligned>(dw_slots, rows_per_block, width, nvec, partial);
+  if constexpr (WithDw) {
+    if constexpr (DwRegs) {
+      // Every column below the width is owned by one thread of each slot: no zeros needed.
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        if (lane + k * lanes < nvec) store_dw<T, Aligned>(dw, lane + k * lanes, nvec, width, dw_regs[k]);
+    }
+    const int count = write_dw_partial<T, Aligned>(dw_slots, rows_per_block, width, nvec, partial);
+    if constexpr (GridSum) {
+      __shared__ float sums[32][kRules.max_threads(K) / 32 + 1];
+      grid_barrier(barrier, gridDim.x);
+      for (int tile = blockIdx.x; tile * 32 < width; tile += gridDim.x) {
+        sum_partial_tile<T, kRules.max_threads(K) / 32>(partial, count, width, tile, sums, static_cast<T*>(dw_out));
+        __syncthreads();  // warp 0 has read `sums` before the next tile writes it
+      }
+    }
+  }
 }
 
 // ---- looped and split: row sums, then column tiles over row groups --------------------------
@@ -552,16 +648,6 @@ __global__ void __launch_bounds__(kClusterThreads)
 #endif
 }
 
-// dw[c] = the sum of the `count` partial rows at column c, in a fixed order: warp w of the
-// block's nw warps adds rows w, w + nw, ... (Kahan), then the warps' sums are added in warp
-// order; nw is a function of count alone (finalize_warps), so the order is too. A block takes
-// 32 columns, one 128-byte line of each row. The loads go kFinalizeBatch at a time ahead of
-// the adds (the order of the adds stays the rows'): with 8 warps and one load at a time this
-// kernel waited on L2 once per row, 11 us of the 47 us of float16 4096x4096 and 23 us at
-// float32 16384x1024 (1320 partials), in ncu; 32 warps and 8 loads took 6.2 and 5.7 us.
-constexpr int kFinalizeMaxWarps = 32;
-constexpr int kFinalizeBatch = 8;
-
 // Enough warps for a batch of rows each, up to 32: the two-pass plans have a few partials
 // over wide rows, where 32 warps a block (mostly idle) made 64x131072 9 us slower.
 int finalize_warps(std::int64_t count) {
@@ -573,33 +659,9 @@ int finalize_warps(std::int64_t count) {
 template <class T>
 __global__ void __launch_bounds__(kFinalizeMaxWarps * 32)
     rmsnorm_bwd_finalize_kernel(const float* partial, int count, int width, T* dw) {
-  __shared__ float sums[32][kFinalizeMaxWarps + 1];  // [column][warp], padded: no bank conflicts
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  const int c = blockIdx.x * 32 + lane;
+  __shared__ float sums[32][kFinalizeMaxWarps + 1];  // padded: no bank conflicts
   wait_for_previous_grid();  // launched overlapping the kernel that writes the partials
-  KahanSum acc;
-  if (c < width) {
-    const float* column = partial + c;
-    const auto at_row = [&](int g) { return __ldcg(column + static_cast<std::int64_t>(g) * width); };
-    // A batch past the last row is predicated, not a loop of its own: with 77 partials and 16
-    // warps every warp has 4-5 rows, and a remainder loop of one load at a time waited on L2
-    // for each (the finalize took 4.54 of float16 4096x4096's 44 us in ncu).
-    for (int g = warp; g < count; g += kFinalizeBatch * nw) {
-      float v[kFinalizeBatch];
-#pragma unroll
-      for (int u = 0; u < kFinalizeBatch; ++u) v[u] = g + u * nw < count ? at_row(g + u * nw) : 0.0f;
-#pragma unroll
-      for (int u = 0; u < kFinalizeBatch; ++u)
-        if (g + u * nw < count) acc.add(v[u]);  // the rows' order, as before: the same bits
-    }
-  }
-  sums[lane][warp] = acc.value();
-  __syncthreads();
-  if (warp == 0 && c < width) {
-    float s = 0.0f;
-    for (int i = 0; i < nw; ++i) s += sums[lane][i];
-    dw[c] = from_float<T>(s);
-  }
+  sum_partial_tile<T, kFinalizeMaxWarps>(partial, count, width, static_cast<int>(blockIdx.x), sums, dw);
 }
 
 // ---- eager: seven kernels -------------------------------------------------------------------
@@ -774,28 +836,45 @@ TileGrid tile_grid(std::int64_t rows, std::int64_t width, std::int64_t tile_cols
   return {static_cast<unsigned>(tiles), (rows + per_group - 1) / per_group, per_group};
 }
 
+// Where the resident kernel keeps dw while the rows go by, and who sums its partial rows (see
+// rmsnorm_bwd_resident_kernel): `auto` takes the default; the other ways are variants beside it.
+struct DwWay {
+  bool registers = true;
+  bool grid_sum = true;
+};
+
 // The resident kernel for T, K and the case's flags, with its blocks and shared memory.
 struct ResidentLaunch {
-  void (*kernel)(Tensors, std::int64_t, int, int, float, float*);
+  void (*kernel)(Tensors, std::int64_t, int, int, float, float*, void*, unsigned*);
   ResidentGrid grid;
   std::size_t shared;
 };
 
 template <class T, int K, bool Aligned>
-auto resident_kernel(bool dh, bool dw) {
-  return dh ? (dw ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned> : rmsnorm_bwd_resident_kernel<T, K, true, false, Aligned>)
-            : (dw ? rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned> : rmsnorm_bwd_resident_kernel<T, K, false, false, Aligned>);
+auto resident_kernel(bool dh, bool dw, DwWay way) {
+  if (!dw)
+    return dh ? rmsnorm_bwd_resident_kernel<T, K, true, false, Aligned, false, false>
+              : rmsnorm_bwd_resident_kernel<T, K, false, false, Aligned, false, false>;
+  const auto with = [dh]<bool Regs, bool Sum>() {
+    return dh ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned, Regs, Sum>
+              : rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned, Regs, Sum>;
+  };
+  // The 8-vector kernels keep dw in shared memory whatever the way: with it in registers too,
+  // float32's spilled at its 128-register bound.
+  if constexpr (K <= 4)
+    if (way.registers) return way.grid_sum ? with.template operator()<true, true>() : with.template operator()<true, false>();
+  return way.grid_sum ? with.template operator()<false, true>() : with.template operator()<false, false>();
 }
 
 // `aligned`: every row of h, dy, dh and dx, and w, is whole 16-byte vectors on 16-byte
 // boundaries.
 template <class T, int K>
-ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned) {
+ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned, DwWay way = {}) {
   if constexpr (K == 8 && sizeof(T) == 2) {  // never planned (kRules), and not compiled: it spills
     throw std::logic_error(c.op + ": no 16-bit 8-vector resident kernel");
   } else {
     const bool dh = has_dh(c), dw = with_dw(c);
-    const auto kernel = aligned ? resident_kernel<T, K, true>(dh, dw) : resident_kernel<T, K, false>(dh, dw);
+    const auto kernel = aligned ? resident_kernel<T, K, true>(dh, dw, way) : resident_kernel<T, K, false>(dh, dw, way);
     const int rows_per_block = plan.threads / plan.lanes;
     // dw's columns: a row per slot. For widths past a warp plan's, the slots are a single row.
     const std::size_t shared = dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0;
@@ -804,8 +883,8 @@ ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned)
   }
 }
 
-// The workspace: the dw partials (resident: a row per block; looped and split: a row per row
-// group) and the looped and split plans' row sums.
+// The workspace: the dw partials (resident: the grid barrier's counters, then a row per block;
+// looped and split: a row per row group) and the looped and split plans' row sums.
 std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&) {
   const std::size_t width = static_cast<std::size_t>(cols_of(c));
   if (plan.kind == RowKind::resident) {
@@ -816,7 +895,7 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
         blocks = std::max(resident_launch<T, K>(plan, c, true).grid.blocks, resident_launch<T, K>(plan, c, false).grid.blocks);
       });
     });
-    return blocks * width * sizeof(float);
+    return kGridBarrierBytes + blocks * width * sizeof(float);
   }
   const TileGrid grid = tile_grid(rows_of(c), cols_of(c));
   const std::size_t sums = static_cast<std::size_t>(rows_of(c)) * plan.segments * sizeof(float2);
@@ -853,19 +932,23 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
+  DwWay dw_way{};        // the resident plan's
 
   template <class T, int K>
   void resident() const {
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned);
-    auto* partial = static_cast<float*>(a.workspace);
-    if (with_dw(a.c) && partial == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
+    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned, dw_way);
+    const bool dw = with_dw(a.c);
+    if (dw && a.workspace == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
+    auto* barrier = static_cast<unsigned*>(a.workspace);
+    float* partial = dw ? reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) + kGridBarrierBytes) : nullptr;
     const int width = static_cast<int>(g.width);
     const LaunchShape shape{.grid = dim3(l.grid.blocks), .block = dim3(static_cast<unsigned>(plan.threads)),
                             .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster};
-    KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial));
-    if (with_dw(a.c)) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
+    KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial,
+                      dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier));
+    if (dw && !dw_way.grid_sum) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
   }
   template <class T>
   void looped() const {
@@ -927,6 +1010,17 @@ void launch_two_pass_split(const LaunchArgs& a) {
   if (g.rows == 0 || g.width == 0) return;
   const RowPlan plan = plan_for(a.c, kRules, Forced::split);
   launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), false});
+}
+
+// auto's plan with dw kept and summed another way (kept beside auto while measured).
+template <bool Registers, bool GridSum>
+void launch_dw_way(const LaunchArgs& a) {
+  const RowGeometry g = checked_geometry(a);
+  if (g.rows == 0 || g.width == 0) return;
+  const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
+  RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
+  k.dw_way = {Registers, GridSum};
+  launch_row_plan(kRules, plan, a, k);
 }
 
 // The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
@@ -995,6 +1089,19 @@ void register_rmsnorm_backward(Registry& r) {
       [](const Case& c) { return workspace_bytes(plan_for(c, kRules, Forced::split), c, kRules); }, launch_two_pass_split);
   two_pass.baseline = false;  // one of kbench's own plans, not a reference
   r.add_variant(std::move(two_pass));
+  const auto auto_workspace = [](const Case& c) { return workspace_bytes(plan_for(c, kRules, std::nullopt), c, kRules); };
+  for (Variant v : {row_baseline(def.op.name, "dw_shared_finalize",
+                                 "auto's plan, dw in shared memory per row, summed by a finalize kernel (session 14's)",
+                                 auto_workspace, launch_dw_way<false, false>),
+                    row_baseline(def.op.name, "dw_registers_finalize",
+                                 "auto's plan, dw in registers, summed by a finalize kernel", auto_workspace,
+                                 launch_dw_way<true, false>),
+                    row_baseline(def.op.name, "dw_shared_grid_sum",
+                                 "auto's plan, dw in shared memory per row, summed in the kernel after a grid barrier",
+                                 auto_workspace, launch_dw_way<false, true>)}) {
+    v.baseline = false;
+    r.add_variant(std::move(v));
+  }
   r.add_variant(row_baseline(def.op.name, "eager", "seven kernels: rstd, n, g, mean(g n), dx, column-sum dw",
                              eager_workspace_bytes, launch_eager));
 }
