@@ -91,7 +91,7 @@ constexpr RowRules kRules{.max_threads_4 = 256,
 // takes more registers than that (it spilled at 128), so it keeps no second bound. (Three
 // blocks, 80 registers, for the 4-vector kernels raised float16 4096x4096 from five blocks of
 // 128 threads an SM to six and ran no faster: 42.40 us cupti against 41.98, two H200s,
-// archive/sweep/sweep-20261201T234233Z-09597d.json.gz against
+// results/sweep/sweep-20261201T234233Z-09597d.json against
 // results/sweep/sweep-20261201T233154Z-c86b3a.json. Occupancy does not bound it there.)
 constexpr int kMinResidentBlocks = 2;
 
