@@ -306,8 +306,9 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
 //   by the finalize kernel after it.
 // `partial` is gridDim.x x width floats, null when the weight is frozen; `barrier`, GridSum's
 // two counters; `dw_out`, dw (T) for GridSum.
-template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum>
-__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
+template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum,
+          int MinBlocks = kMinResidentBlocks>
+__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? MinBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
                                 void* dw_out, unsigned* barrier) {
   static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
@@ -841,6 +842,10 @@ TileGrid tile_grid(std::int64_t rows, std::int64_t width, std::int64_t tile_cols
 struct DwWay {
   bool registers = true;
   bool grid_sum = true;
+  // Shared memory and the grid sum, with the aligned 4-vector kernels bound to 85 registers
+  // (three blocks of 256 threads an SM) instead of 128: without dh the shared-memory kernel took
+  // 107-110 registers, four blocks of 128 threads an SM, where the frozen kernel's 77-79 allow six.
+  bool three_blocks = false;
 };
 
 // The resident kernel for T, K and the case's flags, with its blocks and shared memory.
@@ -861,8 +866,13 @@ auto resident_kernel(bool dh, bool dw, DwWay way) {
   };
   // The 8-vector kernels keep dw in shared memory whatever the way: with it in registers too,
   // float32's spilled at its 128-register bound.
-  if constexpr (K <= 4)
+  if constexpr (K <= 4) {
     if (way.registers) return way.grid_sum ? with.template operator()<true, true>() : with.template operator()<true, false>();
+    if constexpr (Aligned)  // the launch bound applies to the aligned kernels only
+      if (way.three_blocks && way.grid_sum)
+        return dh ? rmsnorm_bwd_resident_kernel<T, K, true, true, true, false, true, 3>
+                  : rmsnorm_bwd_resident_kernel<T, K, false, true, true, false, true, 3>;
+  }
   return way.grid_sum ? with.template operator()<false, true>() : with.template operator()<false, false>();
 }
 
@@ -1013,13 +1023,13 @@ void launch_two_pass_split(const LaunchArgs& a) {
 }
 
 // auto's plan with dw kept and summed another way (kept beside auto while measured).
-template <bool Registers, bool GridSum>
+template <bool Registers, bool GridSum, bool ThreeBlocks = false>
 void launch_dw_way(const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
   RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.dw_way = {Registers, GridSum};
+  k.dw_way = {Registers, GridSum, ThreeBlocks};
   launch_row_plan(kRules, plan, a, k);
 }
 
@@ -1098,7 +1108,10 @@ void register_rmsnorm_backward(Registry& r) {
                                  launch_dw_way<true, false>),
                     row_baseline(def.op.name, "dw_shared_grid_sum",
                                  "auto's plan, dw in shared memory per row, summed in the kernel after a grid barrier",
-                                 auto_workspace, launch_dw_way<false, true>)}) {
+                                 auto_workspace, launch_dw_way<false, true>),
+                    row_baseline(def.op.name, "dw_shared_grid_sum_3blocks",
+                                 "as dw_shared_grid_sum, the aligned 4-vector kernels bound to 85 registers",
+                                 auto_workspace, launch_dw_way<false, true, true>)}) {
     v.baseline = false;
     r.add_variant(std::move(v));
   }
