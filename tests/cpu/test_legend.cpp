@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "record/result.hpp"
+#include "report/compare_report.hpp"
 #include "report/legend.hpp"
 #include "report/report.hpp"
 #include "report/run_table.hpp"
@@ -102,6 +103,17 @@ TEST(Legend, EveryColumnOfTheReportOfEachCommittedResultIsExplained) {
   }
   for (const char* e : {"sweep", "grid", "probe", "spec"}) EXPECT_TRUE(experiments.count(e)) << e;
   EXPECT_GT(tables, static_cast<int>(2 * files.size())) << "the files' tables and the analyses' were all read";
+}
+
+TEST(Legend, EveryColumnOfACompareIsExplained) {
+  const fs::path file = fs::path(KBENCH_SOURCE_DIR) / "results/sweep/sweep-20261201T081823Z-955a46.json";
+  const Result r = read_result(file);  // the foundation run docs/results.md quotes
+  const ReportInput in{file.string(), r};
+  const Comparison c = compare_results(r, r);
+  ASSERT_FALSE(c.cases.empty()) << file;
+  int tables = 0;
+  expect_every_column_explained(compare_markdown(in, in, c, kDefaultNoisePct), "compare", tables);
+  EXPECT_EQ(tables, 1);
 }
 
 TEST(Legend, ColumnsOfOneDefinitionShareALine) {
