@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/host_memory.hpp"
 #include "core/text.hpp"
+#include "harness/progress.hpp"
 
 namespace {
 
@@ -36,6 +37,8 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "More log output (repeat for debug)");
   app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
   app.parse_complete_callback([&] {
+    // A log message clears a progress line drawn on the terminal before it is written.
+    for (auto& sink : spdlog::default_logger()->sinks()) sink = kbench::progress_clearing_sink(sink);
     spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
     spdlog::set_level(quiet ? spdlog::level::warn
                       : verbose >= 2 ? spdlog::level::trace

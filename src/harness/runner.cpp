@@ -22,6 +22,7 @@
 #include "device/warmup.hpp"
 #include "harness/l2_flush.hpp"
 #include "harness/prepare.hpp"
+#include "harness/progress.hpp"
 #include "harness/timer_floor.hpp"
 #include "harness/cupti_timer.hpp"
 #include "harness/timers.hpp"
@@ -115,6 +116,10 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
                                                    nlohmann::json& failures, PreparationSplit& split) {
   std::vector<std::unique_ptr<Prepared>> out;
   const ExcludedVariants excluded = excluded_variants();
+  // One phase: each case's checks follow its preparation, so that only one case's oracle output
+  // is held on the host at a time.
+  PhaseProgress progress(stderr_progress(), "preparing and checking", e.cases.size(), "cases");
+  std::size_t checked = 0;
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
     if (const int sig = interrupt_signal())
       throw Interrupted(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + " during preparation (" + std::to_string(i) +
@@ -138,6 +143,7 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
       }
       report_variant_step("check", mc.c, v->name);
       const CheckInfo info = check_variant(p->data, *v, stream);
+      ++checked;
       if (!info.passed) {
         spdlog::error("check failed: {} {}: {}", case_label(mc.c), v->name, info.detail);
         failures.push_back({{"op", mc.c.op}, {"variant", v->name}, {"dtype", dtype_name(mc.c.dtype)},
@@ -153,7 +159,10 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
     p->data.expected.shrink_to_fit();
     p->data.sample_staging = DeviceBuffer();
     out.push_back(std::move(p));
+    progress.advance(i + 1, e.cases.size(), case_label(mc.c));
   }
+  progress.finish(fmt::format("inputs {:.1f} s, oracle {:.1f} s, {} checks {:.1f} s",
+                              split.cases.generate + split.cases.upload, split.cases.oracle, checked, split.checks));
   return out;
 }
 
@@ -189,6 +198,9 @@ std::vector<Unit> build_units(const Experiment& e, std::vector<std::unique_ptr<P
   const auto has = [](const std::vector<std::string>& v, const char* x) { return std::count(v.begin(), v.end(), x) > 0; };
   const bool cold_graph = has(e.how.caches, "cold") && has(e.how.timers, "graph");
   std::vector<Unit> units;
+  std::size_t planned = 0, built = 0;
+  for (const auto& p : prepared) planned += p->passed.size() * e.how.caches.size() * e.how.timers.size();
+  PhaseProgress progress(stderr_progress(), "building timers", planned, "timers");
   for (auto& p : prepared) {
     if (p->passed.empty()) continue;
     if (cold_graph) add_rotation_sets(p->data, kRotationL2Multiple * flusher.bytes() / kFlushL2Multiple, stream);
@@ -205,20 +217,12 @@ std::vector<Unit> build_units(const Experiment& e, std::vector<std::unique_ptr<P
           report_variant_step("timer", p->mc->c, p->passed[k]->name);
           u.timers.push_back(reporting_steps_of(build_timer(*p, k, cache, timer, flusher, stream), p->mc->c,
                                                 p->passed[k]->name));
+          progress.advance(++built, planned, case_label(p->mc->c));
         }
         units.push_back(std::move(u));
       }
   }
   return units;
-}
-
-void show_progress(std::size_t done, std::size_t total, const Unit& u) {
-  static const bool tty = isatty(fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
-  if (!tty) return;
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s", done, total, case_label(u.c).c_str(), u.cache.c_str(),
-               u.timer.c_str());
-  if (done == total) std::fprintf(stderr, "\n");
-  std::fflush(stderr);
 }
 
 // What the stopping rule did: its settings, and per unit its visits and whether it settled
@@ -315,9 +319,14 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   VisitClock visit_clock(stream);
   ClockFilter clock{[&visit_clock] { return visit_clock.read_mhz(); }, e.how.clock_floor * warm.sm_clock_mhz};
   const std::size_t planned = static_cast<std::size_t>(e.how.visits) * units.size();
+  PhaseProgress visits_progress(stderr_progress(), "timing", planned, "visits");
+  const VisitProgress show_progress = [&visits_progress](std::size_t done, std::size_t total, const Unit& u) {
+    visits_progress.advance(done, total, case_label(u.c) + " " + u.cache + " " + u.timer);
+  };
   const std::size_t visits_done = time_units(units, e.how.visits, e.how.samples, e.how.seed, show_progress,
                                              e.how.clock_floor > 0 ? &clock : nullptr, [] { return interrupt_signal() != 0; },
                                              e.how.until.target > 0 ? &e.how.until : nullptr);
+  visits_progress.finish();
   if (e.how.until.target > 0) result.extra["stopping_rule"] = stopping_rule_json(units, e.how.until);
   report_step("own timing");
   if (e.time_own && !interrupt_signal()) e.time_own(stream, result);
@@ -370,6 +379,7 @@ bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
   select_device(e.how.device);
   Stream stream;
   bool all = true;
+  PhaseProgress progress(stderr_progress(), "checking", e.cases.size(), "cases");
   for (std::size_t i = 0; i < e.cases.size(); ++i) {
     const MeasuredCase& mc = e.cases[i];
     Rng rng = case_rng(e.how.seed, mc.plan_index.value_or(i));
@@ -383,6 +393,7 @@ bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
       lines.push_back(std::string(buf) + (info.passed ? "" : ": " + info.detail));
     }
     for (const auto& skip : mc.skipped) lines.push_back("skip " + case_label(mc.c) + " " + skip);
+    progress.advance(i + 1, e.cases.size(), case_label(mc.c));
   }
   return all;
 }

@@ -11,6 +11,7 @@
 #include "core/shape.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
+#include "report/legend.hpp"
 #include "report/markdown.hpp"
 
 namespace kbench {
@@ -154,6 +155,33 @@ std::vector<Agreement> run_to_run_agreement(const Comparison& c, double min_us, 
   return out;
 }
 
+namespace {
+
+// What each column of the comparison's table is: its legend is made from these.
+const ColumnDefinitions& compare_columns() {
+  static const ColumnDefinitions definitions({
+      {"op", "the op"},
+      {"variant", "the variant, timed in both runs"},
+      {"shape", "the case's shape"},
+      {"dtype", "the element type of the inputs and outputs"},
+      {"params", "the op's parameters (name=value), if any"},
+      {"cache", "cold: L2 flushed or the inputs rotated before each sample; warm: the inputs left in L2 by the "
+                "sample before"},
+      {"timer", "events, graph or cupti, as the records say"},
+      {"A us", "A's median sample, in us"},
+      {"B us", "B's median sample, in us"},
+      {"B / A", "B us over A us: above 1, B is slower"},
+      {"interval", "the ratio's interval (its coverage in brackets): the order-statistic interval of the median of "
+                   "the per-visit ratios where the runs share visits, a 95% bootstrap of the two samples otherwise"},
+      {"pairs", "what the interval pairs: \"N visits\" shared by both runs, or \"samples\" (the bootstrap)"},
+      {"verdict", "B against A: slower where the interval lies above 1 and the ratio above the noise band, faster "
+                  "where both lie below it, else same"},
+  });
+  return definitions;
+}
+
+}  // namespace
+
 std::string compare_markdown(const ReportInput& a, const ReportInput& b, const Comparison& c, double noise_pct) {
   std::string out = "# kbench compare\n\n" + file_line("A", a) + file_line("B", b) + "\n";
   out += "B / A: B's median over A's, above 1 when B is slower; the interval is the order-statistic interval of the "
@@ -161,9 +189,12 @@ std::string compare_markdown(const ReportInput& a, const ReportInput& b, const C
          "bootstrap of the two samples otherwise. Verdict (of B): slower when "
          "the interval lies above 1 and the ratio above 1 + " + format("%g", noise_pct) +
          "%, faster when both lie below (1 - the band), else same.\n\n";
-  out += markdown_row({"op", "variant", "shape", "dtype", "params", "cache", "timer", "A us", "B us", "B / A",
-                       "interval", "pairs", "verdict"});
-  out += markdown_row(std::vector<std::string>(13, "---"));
+  const std::vector<ShownColumn> columns = {{"op"},    {"variant"}, {"shape"},    {"dtype"}, {"params"},
+                                            {"cache"}, {"timer"},   {"A us"},     {"B us"},  {"B / A"},
+                                            {"interval"}, {"pairs"}, {"verdict"}};
+  const std::string legend = compare_columns().legend(columns);
+  out += markdown_row(ColumnDefinitions::titles(columns));
+  out += markdown_row(std::vector<std::string>(columns.size(), "---"));
   for (const auto& k : c.cases) {
     const bool interval = k.lo > 0 || k.hi > 0;
     out += markdown_row({k.a->op, k.a->variant, shape_string(k.a->shape), k.a->dtype, params_text(*k.a),
@@ -174,6 +205,7 @@ std::string compare_markdown(const ReportInput& a, const ReportInput& b, const C
                                   : "—",
                          k.visits ? std::to_string(k.visits) + " visits" : "samples", k.verdict});
   }
+  out += "\nColumns:\n\n" + legend;
   for (const auto& [title, list] : {std::make_pair("A", &c.only_a), std::make_pair("B", &c.only_b)}) {
     if (list->empty()) continue;
     out += std::string("\nOnly in ") + title + " (not compared):\n\n";

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "report/legend.hpp"
 #include "report/markdown.hpp"
 
 namespace kbench {
@@ -39,17 +40,36 @@ std::string thresholds(const json& t) {
   return out;
 }
 
+// What each column of the grid's table is: its legend is made from these.
+const ColumnDefinitions& grid_columns() {
+  static const ColumnDefinitions definitions({
+      {"dtype", "the element type of the cell"},
+      {"rows", "the rows of the cell's shape"},
+      {"width", "the elements per row of the cell's shape"},
+      {"best plan", "the plan with the least median of those timed at the cell that passed their check"},
+      {"best us", "that plan's median, in us"},
+      {"rule's plan", "the plan the current rule (row_plan) chooses for the cell"},
+      {"rule us", "that plan's median at the cell, in us"},
+      {"regret", "rule us over best us, minus 1, as a percentage: what the rule's choice costs at the cell"},
+  });
+  return definitions;
+}
+
 }  // namespace
 
 std::string grid_markdown(const json& a) {
   std::string out = "## grid: " + markdown_text(a.value("op", std::string("?"))) + "\n\nThe current rule: " + summary_line(a) +
                     ". Regret: the rule's median over the best plan's, minus 1.\n\n";
-  out += markdown_row({"dtype", "rows", "width", "best plan", "best us", "rule's plan", "rule us", "regret"});
-  out += markdown_row(std::vector<std::string>(8, "---"));
+  const std::vector<ShownColumn> columns = {{"dtype"},       {"rows"},    {"width"},   {"best plan"},
+                                            {"best us"},     {"rule's plan"}, {"rule us"}, {"regret"}};
+  const std::string legend = grid_columns().legend(columns);
+  out += markdown_row(ColumnDefinitions::titles(columns));
+  out += markdown_row(std::vector<std::string>(columns.size(), "---"));
   for (const auto& c : a.value("per_cell", json::array()))
     out += markdown_row({c.value("dtype", ""), std::to_string(c.value("rows", 0)), std::to_string(c.value("width", 0)),
                          c.value("best", ""), us(c.value("best_us", 0.0)), c.value("choice", ""),
                          us(c.value("choice_us", 0.0)), percent(c.value("regret", 0.0))});
+  out += "\nColumns:\n\n" + legend;
   const json off = a.value("off_cells", json::array());
   out += "\nCells more than 10% off: " + (off.empty() ? std::string("none") : std::to_string(off.size())) + "\n";
   for (const auto& line : off) out += "- " + line.get<std::string>() + "\n";

@@ -12,6 +12,7 @@
 #include "core/shape.hpp"
 #include "core/stats.hpp"
 #include "report/grid_report.hpp"
+#include "report/legend.hpp"
 #include "report/markdown.hpp"
 #include "report/probe_report.hpp"
 #include "report/spec_report.hpp"
@@ -111,6 +112,59 @@ std::string git_summary(const json& meta) {
   return git.value("dirty", false) ? commit + " (dirty)" : commit;
 }
 
+// What each column of the report's tables is: each table's legend is made from these.
+const ColumnDefinitions& report_columns() {
+  static const ColumnDefinitions definitions({
+      // The files read.
+      {"file", "the result file, as named on the command line"},
+      {"experiment", "the experiment that wrote it (sweep, probe, grid, ...)"},
+      {"tool", "what wrote it: kbench, or the tool its meta.tool names (the PyTorch script)"},
+      {"started", "when the run began (meta.started, UTC)"},
+      {"finished", "when the run ended (meta.finished, UTC)"},
+      {"git", "the commit the run measured, its first 12 hex digits; \"(dirty)\": the tree differed from it"},
+      {"records", "the records in the file, before the --cache and --timer filters"},
+      // The timer floors: an empty kernel, timed as the records are.
+      {"start", "an empty kernel's median sample before preparation, in us"},
+      {"before", "the same just before the visits, in us"},
+      {"after", "the same after the visits, in us"},
+      {"in the visits", "the median of the empty kernel's samples taken in every visit, in us, then in brackets the "
+                        "least and the greatest median of one visit's"},
+      // An op's table: a row per case and mode.
+      {"shape", "the case's shape (elements, rows x columns, or M x N x K)"},
+      {"params", "the op's parameters (name=value), shown where the files hold one shape and mode at more than one "
+                 "set of them"},
+      {"dtype", "the element type of the inputs and outputs"},
+      {"cache", "cold: L2 flushed or the inputs rotated before each sample; warm: the inputs left in L2 by the "
+                "sample before"},
+      {"timer", "events: a CUDA event pair around each launch; graph: launches replayed from one CUDA graph, per "
+                "launch; cupti: the kernels' own time from CUPTI's activity records"},
+      {"<variant>", "one of kbench's variants: the median of its samples in us (IQR: the third quartile less the "
+                    "first, where not 0), then the bytes the op must move over that median in GB/s (10^9 bytes/s), or "
+                    "its flops over it in TFLOP/s for ops that count flops; \"(check failed)\": its check failed"},
+      {"<baseline>", "a baseline (a vendor or composition kernel, or another tool's run such as PyTorch's), its cell "
+                     "as a variant's"},
+      {"best", "the kbench variant (not a baseline) with the least median among those that passed their check"},
+      {"best vs <baseline>", "the baseline's median over the best variant's median: above 1, kbench is faster; where "
+                             "both were timed in the same visits of one run, [lo-hi, c%] is the order-statistic "
+                             "interval of the per-visit ratios with its exact coverage (75% at 3 visits, 93.75% at 5)"},
+      {"fastest", "the variant with the least median among all that passed their check, baselines included"},
+      {"best / copy", "the best variant's GB/s as a percentage of the fastest copy variant's GB/s at the run's largest "
+                      "copy, in the same cache mode and timer (its record's copy_fraction)"},
+      {"best / same traffic", "the best variant's GB/s as a percentage of the fastest stream kernel with the op's own "
+                              "read:write mix (\"2:1\") moving the same bytes in the same run, cache mode and timer"},
+  });
+  return definitions;
+}
+
+// A markdown table: its header and rule, then the rows; the columns' legend goes under it.
+std::string table_head(const std::vector<ShownColumn>& columns) {
+  return markdown_row(ColumnDefinitions::titles(columns)) + markdown_row(std::vector<std::string>(columns.size(), "---"));
+}
+
+std::string columns_legend(const std::vector<ShownColumn>& columns) {
+  return "\nColumns:\n\n" + report_columns().legend(columns);
+}
+
 }  // namespace
 
 bool ReportFilter::keeps(const Record& r) const {
@@ -164,18 +218,18 @@ std::string op_table(const std::string& op, const std::vector<Record>& records, 
     slot = &r;
   }
 
-  std::vector<std::string> header = {"shape", "dtype", "cache", "timer"};
-  if (has_params) header.insert(header.begin() + 1, "params");
-  for (const auto& v : own_variants) header.push_back(v);
-  for (const auto& v : baselines) header.push_back(v);
-  header.push_back("best");
-  for (const auto& b : baselines) header.push_back("best vs " + b);
-  header.push_back("fastest");
-  header.push_back("best / copy");
-  header.push_back("best / same traffic");
+  std::vector<ShownColumn> header = {{"shape"}, {"dtype"}, {"cache"}, {"timer"}};
+  if (has_params) header.insert(header.begin() + 1, ShownColumn{"params"});
+  for (const auto& v : own_variants) header.push_back({v, "<variant>"});
+  for (const auto& v : baselines) header.push_back({v, "<baseline>"});
+  header.push_back({"best"});
+  for (const auto& b : baselines) header.push_back({"best vs " + b, "best vs <baseline>"});
+  header.push_back({"fastest"});
+  header.push_back({"best / copy"});
+  header.push_back({"best / same traffic"});
+  const std::string legend = columns_legend(header);  // first: a column without a definition throws
 
-  std::string out = "## " + markdown_text(op) + "\n\n" + markdown_row(header);
-  out += markdown_row(std::vector<std::string>(header.size(), "---"));
+  std::string out = "## " + markdown_text(op) + "\n\n" + table_head(header);
   for (const auto& [key, variants] : cells) {
     std::vector<std::string> row = {shape_string(key.shape), key.dtype, key.cache, key.timer};
     if (has_params) row.insert(row.begin() + 1, key.params);
@@ -233,7 +287,7 @@ std::string op_table(const std::string& op, const std::vector<Record>& records, 
     out += std::to_string(replaced);
     out += " cell(s) were measured in more than one file; the later file's is shown.\n";
   }
-  return out + "\n";
+  return out + legend + "\n";
 }
 
 // Each file's extra.timer_floor (the sweep's empty-kernel readings, after its visits) beside
@@ -277,10 +331,10 @@ std::string timer_floors(const std::vector<ReportInput>& inputs) {
     }
   }
   if (rows.empty()) return "";
-  return "Timer floors (an empty kernel, median: before preparation, before and after the "
-         "visits, and taken in every visit with the range of the visits' medians):\n\n" +
-         markdown_row({"file", "cache", "timer", "start", "before", "after", "in the visits"}) +
-         markdown_row(std::vector<std::string>(7, "---")) + rows + "\n";
+  const std::vector<ShownColumn> columns = {{"file"},  {"cache"}, {"timer"},        {"start"},
+                                            {"before"}, {"after"}, {"in the visits"}};
+  return "Timer floors (an empty kernel timed in each cache mode and timer, the least a record can show):\n\n" +
+         table_head(columns) + rows + columns_legend(columns) + "\n";
 }
 
 // The variants each file holds no records of because they failed: their check
@@ -350,19 +404,12 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
 
   std::string out = "# kbench report\n\n";
   if (!inputs.empty()) out += "Device: " + markdown_text(device_summary(inputs.front().result.device)) + "\n\n";
-  out += "Shown: cache " + filter.cache + ", timer " + filter.timer +
-         ". Cells: median in microseconds, then GB/s (TFLOP/s for ops that count flops). "
-         "IQR: the interquartile range of the samples. \"best vs X\" is X's median over the best "
-         "kbench variant's median: above 1 means kbench is faster; where the two were timed in the "
-         "same visits of one run, [lo-hi, c%] is the order-statistic interval of the per-visit "
-         "ratios with its exact coverage (75% at 3 visits, 93.75% at 5). \"fastest\" counts the "
-         "baselines too. \"best / copy\" is the best variant's fraction of the copy "
-         "bandwidth measured in the same run; \"best / same traffic\" its fraction of a stream "
-         "kernel of the op's own read:write mix (\"2:1\") moving the same bytes in the same run. \"" +
+  out += "Shown: cache " + filter.cache + ", timer " + filter.timer + ". Each table's columns are explained under it; \"" +
          std::string(kMissing) + "\": not measured.\n\n";
 
-  out += markdown_row({"file", "experiment", "tool", "started", "finished", "git", "records"});
-  out += markdown_row(std::vector<std::string>(7, "---"));
+  const std::vector<ShownColumn> file_columns = {{"file"},     {"experiment"}, {"tool"},   {"started"},
+                                                 {"finished"}, {"git"},        {"records"}};
+  out += table_head(file_columns);
   for (const auto& in : inputs) {
     std::string tool = json_string(in.result.meta, "tool");
     out += markdown_row({in.path, in.result.experiment, tool.empty() ? "kbench" : tool,
@@ -370,6 +417,7 @@ std::string build_report(const std::vector<ReportInput>& inputs, const ReportFil
                       json_string(in.result.meta, "finished"), git_summary(in.result.meta),
                       std::to_string(in.result.records.size())});
   }
+  out += columns_legend(file_columns);
 
   std::string warnings;
   for (const auto& in : inputs) {

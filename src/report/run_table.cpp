@@ -6,21 +6,38 @@
 #include "core/shape.hpp"
 #include "core/text.hpp"
 #include "report/csv.hpp"
+#include "report/legend.hpp"
 #include "report/markdown.hpp"
 
 namespace kbench {
 namespace {
 
 struct Column {
-  const char* title;
+  ShownColumn shown;
   bool number;  // aligned right
 };
 
-// What each column is, said once under the tables.
-constexpr const char* kLegend =
-    "median_us: the median sample, in us; GB/s: the bytes the op must move over that median; copy%: of the best "
-    "device-to-device copy of the same run; roof%: of a stream kernel with the op's own read:write mix moving the "
-    "same bytes (blank where none stands for it).";
+// What each column is: the legend under the tables is made from these.
+const ColumnDefinitions& run_columns() {
+  static const ColumnDefinitions definitions({
+      {"variant", "the variant timed; \"(baseline)\": a vendor or composition kernel (cub, memcpy, eager) set "
+                  "beside kbench's own"},
+      {"dtype", "the element type of the inputs and outputs"},
+      {"shape", "the case's shape (elements, rows x columns, or M x N x K)"},
+      {"cache", "cold: L2 flushed or the inputs rotated before each sample; warm: the inputs left in L2 by the "
+                "sample before"},
+      {"timer", "events: a CUDA event pair around each launch; graph: launches replayed from one CUDA graph, per "
+                "launch; cupti: the kernels' own time from CUPTI's activity records"},
+      {"median_us", "the median of the variant's kept samples (every visit's), in microseconds per launch"},
+      {"GB/s", "the bytes the op must move (each input read once, each output written once) over median_us, in "
+               "10^9 bytes per second"},
+      {"copy%", "GB/s as a percentage of the fastest copy variant's GB/s at the run's largest copy, in the same "
+                "cache mode and timer"},
+      {"roof%", "GB/s as a percentage of the fastest stream kernel with the op's own read:write mix moving the "
+                "same bytes in the same run, cache mode and timer; blank where none stands for it"},
+  });
+  return definitions;
+}
 
 // The variants that were not timed because they failed: their check, or a fault in a worker
 // (--isolate, --devices: extra.faults). One line each, after the tables.
@@ -41,9 +58,12 @@ std::string failed_lines(const Result& r) {
 }
 
 std::string markdown_tables(const Result& r) {
-  const std::vector<Column> columns = {{"variant", false}, {"dtype", false}, {"shape", false}, {"cache", false},
-                                       {"timer", false},   {"median_us", true}, {"GB/s", true}, {"copy%", true},
-                                       {"roof%", true}};
+  const std::vector<Column> columns = {{{"variant"}, false},  {{"dtype"}, false}, {{"shape"}, false},
+                                       {{"cache"}, false},    {{"timer"}, false}, {{"median_us"}, true},
+                                       {{"GB/s"}, true},      {{"copy%"}, true},  {{"roof%"}, true}};
+  std::vector<ShownColumn> shown;
+  for (const Column& c : columns) shown.push_back(c.shown);
+  const std::string legend = run_columns().legend(shown);  // before any table: a column without one throws
   // The ops in the order their first record came, each with its records in run order.
   std::vector<std::string> ops;
   for (const Record& rec : r.records)
@@ -63,7 +83,7 @@ std::string markdown_tables(const Result& r) {
       for (auto& cell : row) cell = markdown_text(cell);
     std::vector<std::size_t> width(columns.size());
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      width[c] = std::string(columns[c].title).size();
+      width[c] = columns[c].shown.title.size();
       for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
     }
     auto line = [&](const std::vector<std::string>& cells) {
@@ -75,9 +95,7 @@ std::string markdown_tables(const Result& r) {
       return s + "\n";
     };
     out += "### " + markdown_text(op) + "\n\n";
-    std::vector<std::string> titles;
-    for (const Column& c : columns) titles.push_back(c.title);
-    out += line(titles);
+    out += line(ColumnDefinitions::titles(shown));
     std::string rule = "|";
     for (std::size_t c = 0; c < columns.size(); ++c)
       rule += (columns[c].number ? std::string(width[c] + 1, '-') + ":" : ":" + std::string(width[c] + 1, '-')) + "|";
@@ -85,7 +103,8 @@ std::string markdown_tables(const Result& r) {
     for (const auto& row : rows) out += line(row);
     out += "\n";
   }
-  if (!ops.empty()) out += std::string(kLegend) + "\n";
+  // Every op's table has the same columns: one legend under the last.
+  if (!ops.empty()) out += "Columns:\n\n" + legend + "\n";
   return out + failed_lines(r);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/shape.hpp"
 #include "core/text.hpp"
+#include "report/legend.hpp"
 #include "report/markdown.hpp"
 
 namespace kbench {
@@ -36,6 +37,29 @@ std::string comparison_cell(const json& comparisons, const char* build, const ch
   return "—";
 }
 
+// What each column of a spec table is: its legend is made from these.
+const ColumnDefinitions& spec_columns() {
+  static const ColumnDefinitions definitions({
+      {"shape", "the case's shape (rows x columns)"},
+      {"dtype", "the element type of the inputs and outputs"},
+      {"cache", "cold: L2 flushed or the inputs rotated before each sample; warm: the inputs left in L2 by the "
+                "sample before"},
+      {"timer", "events: a CUDA event pair around each launch; graph: launches replayed from one CUDA graph, per "
+                "launch; cupti: the kernels' own time from CUPTI's activity records"},
+      {"runtime", "the build with nothing fixed at compile time (width, lanes and vectors per thread are arguments): "
+                  "its median in us, then its kernel's registers per thread, local memory per thread (spills) and the "
+                  "blocks per SM the CUDA runtime allows at the plan's block size"},
+      {"template_vecs", "the build with the vectors per thread fixed at compile time, shown as runtime's"},
+      {"template_width", "the build with the row width fixed at compile time as well, shown as runtime's"},
+      {"vecs vs runtime", "the median of the per-visit ratios of runtime's time over template_vecs' (above 1: "
+                          "template_vecs is faster), with pays or costs where the difference passes the threshold and "
+                          "its interval excludes 1"},
+      {"width vs runtime", "the same for template_width against runtime"},
+      {"width vs vecs", "the same for template_width against template_vecs"},
+  });
+  return definitions;
+}
+
 }  // namespace
 
 std::string spec_markdown(const json& a) {
@@ -50,10 +74,11 @@ std::string spec_markdown(const json& a) {
     for (const auto& c : a["cells"]) ops.insert(c.value("op", ""));
   for (const auto& op : ops) {
     out += "### " + op + "\n\n";
-    const std::vector<std::string> header = {"shape",        "dtype",          "cache",         "timer",
-                                             "runtime",      "template_vecs",  "template_width", "vecs vs runtime",
-                                             "width vs runtime", "width vs vecs"};
-    out += markdown_row(header) + markdown_row(std::vector<std::string>(header.size(), "---"));
+    const std::vector<ShownColumn> header = {{"shape"},        {"dtype"},          {"cache"},         {"timer"},
+                                             {"runtime"},      {"template_vecs"},  {"template_width"}, {"vecs vs runtime"},
+                                             {"width vs runtime"}, {"width vs vecs"}};
+    const std::string legend = spec_columns().legend(header);
+    out += markdown_row(ColumnDefinitions::titles(header)) + markdown_row(std::vector<std::string>(header.size(), "---"));
     for (const auto& c : a["cells"]) {
       if (c.value("op", "") != op) continue;
       const json& builds = c.contains("builds") ? c["builds"] : json::object();
@@ -66,7 +91,7 @@ std::string spec_markdown(const json& a) {
       cells.push_back(comparison_cell(cmp, "template_width", "template_vecs"));
       out += markdown_row(cells);
     }
-    out += "\n";
+    out += "\nColumns:\n\n" + legend + "\n";
   }
   if (a.contains("statements"))
     for (const auto& s : a["statements"]) out += s.value("text", "") + "\n\n";
