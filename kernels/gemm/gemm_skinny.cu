@@ -99,16 +99,21 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(const T* __restri
     }
   }
   // The warps' sums, added in warp order, one row of C at a time; thread t owns column t of the
-  // tile.
-  const int col = tile * tile_cols<T>() + threadIdx.x;
-  for (int r = 0; r < m && r < MP; ++r) {
+  // tile (a float32 tile has 128 columns: half the threads own none). The loop over rows is
+  // unrolled so that acc stays in registers.
+  const bool owner = static_cast<int>(threadIdx.x) < tile_cols<T>();
+  const int col = tile * tile_cols<T>() + static_cast<int>(threadIdx.x);
+#pragma unroll
+  for (int r = 0; r < MP; ++r) {
+    if (r >= m) break;
 #pragma unroll
     for (int j = 0; j < kVec<T>; ++j) sums[warp][lane * kVec<T> + j] = acc[r][j];
     __syncthreads();
     float total = 0.0f;
+    if (owner)
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) total += sums[w][threadIdx.x];
-    if (col < n) {
+      for (int w = 0; w < kWarps; ++w) total += sums[w][threadIdx.x];
+    if (owner && col < n) {
       if (ranges == 1) c[static_cast<std::int64_t>(r) * n + col] = from_float<T>(total);
       else s.partial[(static_cast<std::int64_t>(range) * m + r) * n + col] = total;
     }
@@ -122,7 +127,7 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(const T* __restri
   __syncthreads();
   if (!last) return;
   __threadfence();  // every other range's partial is visible (each fenced before counting)
-  if (col < n)
+  if (owner && col < n)
     for (int r = 0; r < m; ++r) {
       const float* p = s.partial + static_cast<std::int64_t>(r) * n + col;
       const std::int64_t step = static_cast<std::int64_t>(m) * n;
