@@ -45,9 +45,6 @@ target_compile_options(kbench_python_core PUBLIC ${KBENCH_LIB_OPTIONS})
 target_compile_definitions(kbench_python_core PUBLIC KBENCH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 file(GLOB _kbench_python_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/python/*.cpp)
-# The sweep config reader (kbench.read_sweep_config): kbench run's own, so that a script reads a
-# config exactly as kbench does, against the schema compiled in.
-list(APPEND _kbench_python_sources ${PROJECT_SOURCE_DIR}/experiments/sweep_config.cpp)
 Python_add_library(kbench_python MODULE WITH_SOABI ${_kbench_python_sources})
 set_target_properties(kbench_python PROPERTIES OUTPUT_NAME kbench CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)

@@ -6,10 +6,10 @@
 
 #include "core/errors.hpp"
 #include "core/text.hpp"
-#include "experiments/sweep_config.hpp"
 #include "harness/runner.hpp"
 #include "python/callable_run.hpp"
 #include "python/output_check.hpp"
+#include "python/sweep_config_read.hpp"
 #include "python/time_args.hpp"
 #include "record/result.hpp"
 
@@ -124,9 +124,9 @@ outputs and the reference differ in count or element count.)";
 
 constexpr const char* kReadConfigDoc = R"(read_sweep_config(path) -> dict
 
-A sweep config (configs/*.json) read and checked exactly as `kbench run --config` reads it: the
-same JSON parser and the schema compiled in (configs/schema/sweep.schema.json), the same one-line
-messages. Returns {'experiment', 'description', 'cache', 'timer', 'visits', 'samples', 'seed',
+A sweep config (configs/*.json) read and checked as `kbench run --config` reads it: the same
+JSON parser and the schema compiled in (configs/schema/sweep.schema.json), the same one-line
+messages (the ops' names are not checked: the module knows no registry). Returns {'experiment', 'description', 'cache', 'timer', 'visits', 'samples', 'seed',
 'cases'}: cache and timer expanded to lists ('both' and 'all' resolved, kbench's defaults where
 the config has none), cases as the config lists them, each {'op', 'dtypes', 'shapes', 'variants',
 'params'} with dtypes ['float32'] where it names none. Raises ValueError (one line) for an
@@ -203,17 +203,7 @@ PYBIND11_MODULE(kbench, m) {
           throw UsageError("kbench.read_sweep_config: path must be a file path, got " +
                            printable(std::string(py::repr(path)), 80));
         const std::string file = py::str(py::module_::import("os").attr("fspath")(path));
-        const SweepSettings s = load_sweep_config(std::filesystem::path(file));
-        nlohmann::json cases = nlohmann::json::array();
-        for (const CaseSpec& c : s.cases) {
-          nlohmann::json dtypes = nlohmann::json::array();
-          for (const DType d : c.dtypes) dtypes.push_back(dtype_name(d));
-          cases.push_back({{"op", c.op}, {"dtypes", dtypes}, {"shapes", c.shapes}, {"variants", c.variants},
-                           {"params", c.params}});
-        }
-        return to_python({{"experiment", s.experiment}, {"description", s.description}, {"cache", s.caches},
-                          {"timer", s.timers}, {"visits", s.visits}, {"samples", s.samples}, {"seed", s.seed},
-                          {"cases", cases}});
+        return to_python(python::read_sweep_config(file));
       },
       py::arg("path"), kReadConfigDoc);
 
