@@ -255,9 +255,10 @@ class SeveralCases(unittest.TestCase):
                 self.assertLess(r["gbps"], 5000)
 
     def test_one_run_visits_every_case(self):
-        # one warm-up and one schedule: every record's visits are labelled 0..visits-1 of the same run
-        visits = {v for r in self.result["records"] for v in r["sample_visits"]}
-        self.assertEqual(visits, {0, 1, 2})
+        # one schedule for both cases: every record's samples come from visits 0..2 of the one run
+        # (a visit the clock filter dropped may be missing)
+        for r in self.result["records"]:
+            self.assertTrue(set(r["sample_visits"]) <= {0, 1, 2} and r["sample_visits"], r["variant"])
         self.assertGreater(self.result["warmup"]["sm_clock_mhz"], 0)
         cases = self.result["extra"]["python"]["cases"]
         self.assertEqual([(c["op"], c["dtype"]) for c in cases], [("add", "float32"), ("add", "bfloat16")])
