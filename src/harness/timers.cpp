@@ -48,9 +48,9 @@ class EventTimer final : public GatedLaunchTimer {
 class GraphTimer final : public Timer {
  public:
   GraphTimer(const SetLauncher& launch, const std::vector<const DeviceSet*>& sets, int count,
-             bool cold, cudaStream_t s)
+             bool cold, cudaStream_t s, cudaStreamCaptureMode mode)
       : count_(count), sets_(sets.size()), cold_(cold), stream_(s) {
-    KB_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    KB_CUDA(cudaStreamBeginCapture(stream_, mode));
     try {
       for (int i = 0; i < count_; ++i) launch(*sets[static_cast<std::size_t>(i) % sets.size()], stream_);
     } catch (...) {
@@ -115,8 +115,9 @@ std::unique_ptr<Timer> make_event_timer(SetLauncher launch, const DeviceSet& set
 }
 
 std::unique_ptr<Timer> make_graph_timer(SetLauncher launch, std::vector<const DeviceSet*> sets,
-                                        int count, bool cold, cudaStream_t stream) {
-  return std::make_unique<GraphTimer>(launch, sets, count, cold, stream);
+                                        int count, bool cold, cudaStream_t stream,
+                                        cudaStreamCaptureMode mode) {
+  return std::make_unique<GraphTimer>(launch, sets, count, cold, stream, mode);
 }
 
 double estimate_launch_us(const SetLauncher& launch, const DeviceSet& set, cudaStream_t stream) {

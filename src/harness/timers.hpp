@@ -65,9 +65,12 @@ class GatedLaunchTimer : public Timer {
 std::unique_ptr<Timer> make_event_timer(SetLauncher launch, const DeviceSet& set,
                                         const L2Flusher* flusher, cudaStream_t stream);
 // sets: the buffer sets consecutive launches rotate through; cold says whether they were
-// chosen to defeat the L2 (rotation, or one set already >= 3x L2) or not (warm).
+// chosen to defeat the L2 (rotation, or one set already >= 3x L2) or not (warm). `mode` is the
+// stream capture's: thread-local for kernels; relaxed for Python callables (src/python/), whose
+// frameworks may allocate (cudaMalloc) or run work from other threads (autograd) while captured.
 std::unique_ptr<Timer> make_graph_timer(SetLauncher launch, std::vector<const DeviceSet*> sets,
-                                        int count, bool cold, cudaStream_t stream);
+                                        int count, bool cold, cudaStream_t stream,
+                                        cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal);
 
 // Mean microseconds of one launch over a few back-to-back launches (for sizing graphs).
 double estimate_launch_us(const SetLauncher& launch, const DeviceSet& set, cudaStream_t stream);

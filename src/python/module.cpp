@@ -9,6 +9,7 @@
 #include "harness/runner.hpp"
 #include "python/callable_run.hpp"
 #include "python/output_check.hpp"
+#include "python/sweep_config_read.hpp"
 #include "python/time_args.hpp"
 #include "record/result.hpp"
 
@@ -45,20 +46,25 @@ rotation of input sets (cold graph), randomized interleaved visits, the events, 
 timers, the GPU load record, and schema-v1 results. The module imports no framework.
 
     kbench.time(fn, *, stream, op, dtype, shape, bytes, ...) -> dict   (a result, schema v1)
+    kbench.time_cases(cases, *, stream, ...) -> dict                   (several cases, one run)
     kbench.compare(output, reference, *, atol, rtol) -> dict           (the check alone)
+    kbench.read_sweep_config(path) -> dict                             (a config, as kbench run reads it)
     kbench.validate_result(result)                                     (a dict or a file path)
     kbench.CheckError                                                  (outputs off the reference)
 
 See docs/python.md.)";
 
-constexpr const char* kTimeDoc = R"(time(fn, *, stream, op, dtype, shape, bytes, flops=0, inputs=None, reference=None, atol=0, rtol=0, cache='cold', timer='events', visits=3, samples=3, seed=1, clock_floor=0.9, device=None, variant='python', baseline=False, experiment='python', out=None, settings=None) -> dict
+constexpr const char* kTimeDoc = R"(time(fn, *, stream, op, dtype, shape, bytes, flops=0, inputs=None, reference=None, atol=0, rtol=0, params=None, cache='cold', timer='events', visits=3, samples=3, seed=1, clock_floor=0.9, device=None, variant='python', baseline=False, experiment='python', out=None, tag=None, tool=None, settings=None) -> dict
 
 Checks fn against the reference, then times it with kbench's harness and returns the result
 (schema v1, as a dict: its 'records' hold one record per variant, cache mode and timer).
 
 fn          a callable that enqueues its GPU work on `stream` and returns its output (a tensor-like,
             or a tuple of them), called as fn(*set) with an input set from `inputs`, or fn();
-            or a dict {variant name: callable} timed side by side in the same visits.
+            or a dict {variant name: callable} timed side by side in the same visits. It may
+            return new tensors (PyTorch's ops do): while a graph is captured the graph timer
+            keeps what each launch returned until the run ends, so that the memory it writes
+            is handed to nothing else.
 stream      the caller's CUDA stream: an integer cudaStream_t (torch.cuda.current_stream().cuda_stream)
             or an object with one in .cuda_stream. fn must enqueue on it. The graph timer needs a
             stream of its own (not the legacy default stream, 0).
@@ -70,9 +76,11 @@ inputs      a callable returning one input set (a tuple of fn's arguments). Cold
 reference   the expected output: a tensor-like (or a tuple of them), or a callable taking an input
             set that returns it. Tensor-likes speak DLPack (__dlpack__) or __cuda_array_interface__.
 atol, rtol  the element tolerance, |out - ref| <= atol + rtol |ref|; required with a reference.
+            Each a number for every output, or a list with one per output.
             Before timing, fn's outputs are filled with NaN (where fn writes the same memory each
             call, i.e. out=), fn is called and every element compared, then called again and
             required to give the same bits. A failure raises kbench.CheckError; nothing is timed.
+params      a dict {name: number} of the op's parameters, stated in the records (eps, ...).
 cache       'cold' (L2 flushed before each sample; input sets rotated in graph replay), 'warm',
             'both', or a list.
 timer       'events', 'graph', 'cupti', 'all', or a list.
@@ -82,10 +90,28 @@ device      the CUDA device (default: the current one); the stream must be on it
 variant, baseline  the variant's name and whether it is a baseline; with a dict fn, baseline names
             the dict's baseline variants.
 experiment  the result's experiment name; out: a folder to write <experiment>-<time>-<id>.json into.
+tag         a word added to the file's name: <experiment>-<tag>-<time>-<id>.json.
+tool        the program that defined the callables, recorded as meta.tool.
 settings    a dict of JSON values recorded in meta.settings.caller.
 
 Bad arguments raise ValueError (one line); no GPU raises RuntimeError; an exception fn raises is
 raised as it is. The GIL is released while the harness waits on the GPU and taken for each call.)";
+
+constexpr const char* kTimeCasesDoc = R"(time_cases(cases, *, stream, cache='cold', timer='events', visits=3, samples=3, seed=1, clock_floor=0.9, device=None, experiment='python', out=None, tag=None, tool=None, settings=None) -> dict
+
+Several cases in one run: every variant of every case is checked first, then the units of all
+cases (one per case, cache mode and timer) are visited in one shuffled order, with one warm-up
+and one set of timer floors. Returns one result (schema v1) holding every case's records.
+
+cases       a non-empty list of dicts, one per case, each with the keys kbench.time takes for a
+            case: fn (a callable or a dict of them by variant name), op, dtype, shape, bytes,
+            and optionally flops, inputs, reference, atol, rtol, params, variant, baseline. Two
+            cases may not share op, dtype, shape and params.
+the rest    the run's options, as kbench.time takes them, the same for every case.
+
+A variant that fails its check is not timed and is listed in the result's extra.check_failures
+(with a warning), as `kbench run` lists its own; kbench.CheckError only when every variant of
+every case failed. Bad arguments raise ValueError naming the case ("cases[2]: bytes ...").)";
 
 constexpr const char* kCompareDoc = R"(compare(output, reference, *, atol=0, rtol=0, stream=0) -> dict
 
@@ -95,6 +121,16 @@ tuple of them; DLPack or __cuda_array_interface__, on the host or a GPU) against
 {'passed', 'max_err', 'tolerance', 'detail'} as a record's 'check' holds them (detail: the first
 element off, or ''). Device memory is read on `stream` after it drains. ValueError when the
 outputs and the reference differ in count or element count.)";
+
+constexpr const char* kReadConfigDoc = R"(read_sweep_config(path) -> dict
+
+A sweep config (configs/*.json) read and checked as `kbench run --config` reads it: the same
+JSON parser and the schema compiled in (configs/schema/sweep.schema.json), the same one-line
+messages (the ops' names are not checked: the module knows no registry). Returns {'experiment', 'description', 'cache', 'timer', 'visits', 'samples', 'seed',
+'cases'}: cache and timer expanded to lists ('both' and 'all' resolved, kbench's defaults where
+the config has none), cases as the config lists them, each {'op', 'dtypes', 'shapes', 'variants',
+'params'} with dtypes ['float32'] where it names none. Raises ValueError (one line) for an
+unreadable file, bad JSON or a config the schema refuses.)";
 
 constexpr const char* kValidateDoc = R"(validate_result(result) -> None
 
@@ -129,9 +165,17 @@ PYBIND11_MODULE(kbench, m) {
       "time",
       [](const py::object& fn, const py::kwargs& kwargs) {
         const python::TimeRequest request = python::parse_time_args(fn, kwargs);
-        return to_python(python::time_callables(request, python_argv()));
+        return to_python(python::time_callables({request}, python_argv()));
       },
       py::arg("fn"), kTimeDoc);
+
+  m.def(
+      "time_cases",
+      [](const py::object& cases, const py::kwargs& kwargs) {
+        std::vector<python::TimeRequest> requests = python::parse_time_cases_args(cases, kwargs);
+        return to_python(python::time_callables(std::move(requests), python_argv(), /*failures_raise=*/false));
+      },
+      py::arg("cases"), kTimeCasesDoc);
 
   m.def(
       "compare",
@@ -146,11 +190,22 @@ PYBIND11_MODULE(kbench, m) {
         const python::CompareRequest request = python::parse_compare_args(args);
         const CheckInfo info = python::compare_arrays(python::view_arrays(output, "the output"),
                                                       python::view_arrays(reference, "the reference"),
-                                                      request.tolerance, request.stream, "kbench.compare");
+                                                      {request.tolerance}, request.stream, "kbench.compare");
         return to_python({{"passed", info.passed}, {"max_err", info.max_err}, {"tolerance", info.tolerance},
                           {"detail", info.detail}});
       },
       py::arg("output"), py::arg("reference"), kCompareDoc);
+
+  m.def(
+      "read_sweep_config",
+      [](const py::object& path) {
+        if (!py::isinstance<py::str>(path) && !py::hasattr(path, "__fspath__"))
+          throw UsageError("kbench.read_sweep_config: path must be a file path, got " +
+                           printable(std::string(py::repr(path)), 80));
+        const std::string file = py::str(py::module_::import("os").attr("fspath")(path));
+        return to_python(python::read_sweep_config(file));
+      },
+      py::arg("path"), kReadConfigDoc);
 
   m.def(
       "validate_result",

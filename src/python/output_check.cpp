@@ -20,10 +20,13 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 CheckInfo compare_arrays(const std::vector<ArrayView>& outputs, const std::vector<ArrayView>& reference,
-                         const Tolerance& tol, cudaStream_t stream, const std::string& label) {
+                         const std::vector<Tolerance>& tols, cudaStream_t stream, const std::string& label) {
   if (outputs.size() != reference.size())
     throw UsageError(label + ": " + std::to_string(outputs.size()) + " output(s), the reference has " +
                      std::to_string(reference.size()));
+  if (tols.size() != 1 && tols.size() != outputs.size())
+    throw UsageError(label + ": " + std::to_string(tols.size()) + " tolerances (atol, rtol) for " +
+                     std::to_string(outputs.size()) + " output(s): give one for all or one per output");
   for (std::size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i].elements() != reference[i].elements())
       throw UsageError(label + ": output " + std::to_string(i) + " has shape " + shape_text(outputs[i].shape) +
@@ -32,6 +35,7 @@ CheckInfo compare_arrays(const std::vector<ArrayView>& outputs, const std::vecto
   info.passed = true;
   double worst_ratio = -1;
   for (std::size_t i = 0; i < outputs.size() && info.passed; ++i) {
+    const Tolerance& tol = tols[tols.size() == 1 ? 0 : i];
     const std::vector<double> got = read_values(outputs[i], stream);
     const std::vector<double> ref = read_values(reference[i], stream);
     const Scan scan = compare_output(got, ref, tol);

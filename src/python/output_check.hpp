@@ -15,8 +15,10 @@
 
 namespace kbench::python {
 
-// Throws UsageError when the counts or element counts differ (`label` names the outputs' owner).
+// `tols`: one tolerance for every output, or one per output (an op's outputs may differ in the
+// error their sums carry). Throws UsageError when the counts or element counts differ (`label`
+// names the outputs' owner).
 CheckInfo compare_arrays(const std::vector<ArrayView>& outputs, const std::vector<ArrayView>& reference,
-                         const Tolerance& tol, cudaStream_t stream, const std::string& label);
+                         const std::vector<Tolerance>& tols, cudaStream_t stream, const std::string& label);
 
 }  // namespace kbench::python

@@ -18,16 +18,18 @@ namespace {
 constexpr long long kMaxSeed = (1LL << 53) - 1;  // a JSON number keeps it exactly
 constexpr long long kMaxVisits = 100000;
 
-const std::set<std::string> kKnown = {"stream", "op", "dtype", "shape", "bytes", "flops", "inputs", "reference",
-                                      "atol", "rtol", "cache", "timer", "visits", "samples", "seed", "clock_floor",
-                                      "device", "variant", "baseline", "experiment", "out", "settings"};
+// A case's own arguments, and the run's (the same for every case of kbench.time_cases).
+const std::set<std::string> kCaseKeys = {"fn", "op", "dtype", "shape", "bytes", "flops", "inputs", "reference",
+                                         "atol", "rtol", "variant", "baseline", "params"};
+const std::set<std::string> kRunKeys = {"stream", "cache", "timer", "visits", "samples", "seed", "clock_floor",
+                                        "device", "experiment", "out", "tag", "tool", "settings"};
 
 // The function whose arguments are being checked, for the messages ("kbench.time").
-const char* g_function = "kbench.time";
+std::string g_function = "kbench.time";
 
 [[noreturn]] void bad(const std::string& name, const std::string& must, const py::handle& got) {
   std::string shown = got ? std::string(py::repr(got)) : "nothing";
-  throw UsageError(std::string(g_function) + ": " + name + " must be " + must + ", got " + printable(shown, 80));
+  throw UsageError(g_function + ": " + name + " must be " + must + ", got " + printable(shown, 80));
 }
 
 py::object arg(const py::dict& kwargs, const char* name) {
@@ -71,6 +73,46 @@ std::string text(const py::dict& kwargs, const char* name, const std::string& fa
   if (!py::isinstance<py::str>(v)) bad(name, "a string", v);
   const std::string s = v.cast<std::string>();
   if (s.empty() || s.size() > 200 || printable(s) != s) bad(name, "a non-empty printable string of at most 200 bytes", v);
+  return s;
+}
+
+// atol or rtol: a number from 0 up for every output, or a non-empty list of them, one per output.
+std::vector<double> tolerances(const py::dict& kwargs, const char* name) {
+  const py::object v = arg(kwargs, name);
+  if (!(py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v))) return {number(kwargs, name, 0, HUGE_VAL, 0)};
+  const std::string must = "a number from 0 up, or a list of them (one per output)";
+  if (py::len(v) == 0) bad(name, must, v);
+  std::vector<double> values;
+  for (const auto& item : v) {
+    if (!is_number(item)) bad(name, must, v);
+    const double x = item.cast<double>();
+    if (!std::isfinite(x) || x < 0) bad(name, must, v);
+    values.push_back(x);
+  }
+  return values;
+}
+
+// The op's parameters: {name: number}, into the records (as kbench's records state an op's).
+std::map<std::string, double> params_of(const py::dict& kwargs) {
+  const py::object v = arg(kwargs, "params");
+  std::map<std::string, double> params;
+  if (v.is_none()) return params;
+  const std::string must = "a dict of the op's parameters, each a name and a finite number";
+  if (!py::isinstance<py::dict>(v)) bad("params", must, v);
+  for (const auto& [key, value] : py::cast<py::dict>(v)) {
+    if (!py::isinstance<py::str>(key) || key.cast<std::string>().empty() || !is_number(value)) bad("params", must, v);
+    const double x = value.cast<double>();
+    if (!std::isfinite(x)) bad("params", must, v);
+    params[key.cast<std::string>()] = x;
+  }
+  return params;
+}
+
+// A name for a file: lowercase letters, digits, '_' and '-'.
+std::string file_word(const py::dict& kwargs, const char* name, const std::string& fallback) {
+  const std::string s = text(kwargs, name, fallback);
+  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+    bad(name, "a name of lowercase letters, digits, '_' and '-' (it names the result file)", arg(kwargs, name));
   return s;
 }
 
@@ -174,12 +216,10 @@ CompareRequest parse_compare_args(const py::dict& kwargs) {
   return r;
 }
 
-TimeRequest parse_time_args(const py::object& fn, const py::dict& kwargs) {
-  g_function = "kbench.time";
-  for (const auto& [key, value] : kwargs) {
-    const std::string k = py::str(key);
-    if (!kKnown.count(k)) throw UsageError("kbench.time: unknown argument '" + printable(k, 80) + "'");
-  }
+namespace {
+
+// Every argument of one case but the unknown ones (checked by the callers).
+TimeRequest parse_case(const py::object& fn, const py::dict& kwargs) {
   TimeRequest r;
   r.variants = variants_of(fn, kwargs);
   r.stream = stream_handle(kwargs);
@@ -195,11 +235,14 @@ TimeRequest parse_time_args(const py::object& fn, const py::dict& kwargs) {
   if (!r.inputs.is_none() && !PyCallable_Check(r.inputs.ptr()))
     bad("inputs", "a callable that returns one input set (a tuple of the arguments fn takes)", r.inputs);
   r.reference = arg(kwargs, "reference");
-  r.atol = number(kwargs, "atol", 0, HUGE_VAL, 0);
-  r.rtol = number(kwargs, "rtol", 0, HUGE_VAL, 0);
-  if (!r.reference.is_none() && r.atol == 0 && r.rtol == 0 && kwargs.contains("atol") == false &&
-      kwargs.contains("rtol") == false)
+  r.atol = tolerances(kwargs, "atol");
+  r.rtol = tolerances(kwargs, "rtol");
+  if (r.atol.size() > 1 && r.rtol.size() > 1 && r.atol.size() != r.rtol.size())
+    bad("rtol", "as long a list as atol (" + std::to_string(r.atol.size()) + ", one per output) or one number",
+        arg(kwargs, "rtol"));
+  if (!r.reference.is_none() && !kwargs.contains("atol") && !kwargs.contains("rtol"))
     bad("atol or rtol", "given with a reference (the element tolerance: |out - ref| <= atol + rtol |ref|)", py::none());
+  r.params = params_of(kwargs);
   r.caches = choices(kwargs, "cache", {"cold", "warm"}, "both", "cold");
   r.timers = choices(kwargs, "timer", {"events", "graph", "cupti"}, "all", "events");
   r.visits = static_cast<int>(whole(kwargs, "visits", 1, kMaxVisits, kDefaultVisits));
@@ -207,9 +250,9 @@ TimeRequest parse_time_args(const py::object& fn, const py::dict& kwargs) {
   r.seed = static_cast<std::uint64_t>(whole(kwargs, "seed", 0, kMaxSeed, 1));
   r.clock_floor = number(kwargs, "clock_floor", 0, 1, 0.9);
   if (!arg(kwargs, "device").is_none()) r.device = static_cast<int>(whole(kwargs, "device", 0, 1023, 0));
-  r.experiment = text(kwargs, "experiment", "python");
-  if (r.experiment.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
-    bad("experiment", "a name of lowercase letters, digits, '_' and '-' (it names the result file)", arg(kwargs, "experiment"));
+  r.experiment = file_word(kwargs, "experiment", "python");
+  if (kwargs.contains("tag")) r.tag = file_word(kwargs, "tag", "");
+  if (kwargs.contains("tool")) r.tool = text(kwargs, "tool", "");
   const py::object out = arg(kwargs, "out");
   if (!out.is_none()) {
     if (!py::isinstance<py::str>(out) && !py::hasattr(out, "__fspath__")) bad("out", "a folder path (str or os.PathLike)", out);
@@ -228,10 +271,64 @@ TimeRequest parse_time_args(const py::object& fn, const py::dict& kwargs) {
   }
   const bool graph = std::count(r.timers.begin(), r.timers.end(), "graph") > 0;
   if (graph && (r.stream == 0 || r.stream == 1))
-    throw UsageError("kbench.time: the graph timer captures the stream, and the legacy default stream (handle " +
+    throw UsageError(g_function + ": the graph timer captures the stream, and the legacy default stream (handle " +
                      std::to_string(r.stream) + ") cannot be captured: run on a stream of its own "
                      "(with torch.cuda.stream(torch.cuda.Stream()): ...)");
   return r;
+}
+
+}  // namespace
+
+TimeRequest parse_time_args(const py::object& fn, const py::dict& kwargs) {
+  g_function = "kbench.time";
+  for (const auto& [key, value] : kwargs) {
+    const std::string k = py::str(key);
+    if (k == "fn" || (!kCaseKeys.count(k) && !kRunKeys.count(k)))
+      throw UsageError("kbench.time: unknown argument '" + printable(k, 80) + "'");
+  }
+  return parse_case(fn, kwargs);
+}
+
+std::vector<TimeRequest> parse_time_cases_args(const py::object& cases, const py::dict& kwargs) {
+  g_function = "kbench.time_cases";
+  for (const auto& [key, value] : kwargs) {
+    const std::string k = py::str(key);
+    if (kCaseKeys.count(k))
+      throw UsageError("kbench.time_cases: '" + k + "' is a case's own argument: give it in each case's dict");
+    if (!kRunKeys.count(k)) throw UsageError("kbench.time_cases: unknown argument '" + printable(k, 80) + "'");
+  }
+  const std::string must = "a non-empty list of dicts, one per case (fn, op, dtype, shape, bytes, ...)";
+  if (!(py::isinstance<py::list>(cases) || py::isinstance<py::tuple>(cases)) || py::len(cases) == 0)
+    bad("cases", must, cases);
+  std::vector<TimeRequest> requests;
+  std::size_t i = 0;
+  for (const auto& c : cases) {
+    const std::string at = "cases[" + std::to_string(i) + "]";
+    g_function = "kbench.time_cases";
+    if (!py::isinstance<py::dict>(c)) bad(at, "a dict: the case's fn, op, dtype, shape, bytes, ...", c);
+    py::dict merged;
+    for (const auto& [key, value] : kwargs) merged[key] = value;
+    for (const auto& [key, value] : py::cast<py::dict>(c)) {
+      const std::string k = py::str(key);
+      if (k != "fn" && !kCaseKeys.count(k))
+        throw UsageError("kbench.time_cases: " + at + ": unknown key '" + printable(k, 80) + "'" +
+                         (kRunKeys.count(k) ? " (a run's argument: give it to time_cases once)" : ""));
+      merged[key] = value;
+    }
+    g_function = "kbench.time_cases: " + at;
+    const py::dict& case_dict = py::cast<py::dict>(c);
+    if (!case_dict.contains("fn")) bad("fn", "a callable or a non-empty dict of callables by variant name", py::none());
+    requests.push_back(parse_case(case_dict["fn"], merged));
+    const TimeRequest& r = requests.back();
+    for (std::size_t j = 0; j + 1 < requests.size(); ++j) {
+      const TimeRequest& o = requests[j];
+      if (o.op == r.op && o.dtype == r.dtype && o.shape == r.shape && o.params == r.params)
+        throw UsageError(g_function + ": the same op, dtype, shape and params as cases[" + std::to_string(j) +
+                         "]: its records could not be told apart");
+    }
+    ++i;
+  }
+  return requests;
 }
 
 }  // namespace kbench::python

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <vector>
 
 #include "harness/problem.hpp"
 #include "python/callable_run.hpp"
@@ -25,5 +26,10 @@ CompareRequest parse_compare_args(const pybind11::dict& kwargs);
 
 // `fn` is the callable or a dict of them by variant name; `kwargs` the keyword arguments.
 TimeRequest parse_time_args(const pybind11::object& fn, const pybind11::dict& kwargs);
+
+// kbench.time_cases(): `cases` a list of dicts, each a case's fn and its own arguments (op,
+// dtype, shape, bytes, flops, inputs, reference, atol, rtol, variant, baseline, params), `kwargs`
+// the run's (stream, cache, timer, visits, ...). A bad one names its case ("cases[2]: bytes ...").
+std::vector<TimeRequest> parse_time_cases_args(const pybind11::object& cases, const pybind11::dict& kwargs);
 
 }  // namespace kbench::python

@@ -1,8 +1,8 @@
 """CPU test of the Python module `kbench` (src/python/, docs/python.md), run by ctest (label cpu)
 with PYTHONPATH at the built module and no GPU visible (CUDA_VISIBLE_DEVICES empty): the API and
-its docstrings, every argument rule (ValueError, one line naming the argument), the check alone
-(kbench.compare) on host arrays, result validation, and that timing without a GPU raises a clear
-RuntimeError. The GPU test (tests/gpu/test_python_module.py) times torch.add with it."""
+its docstrings, every argument rule of kbench.time and kbench.time_cases (ValueError, one line
+naming the argument and the case), the check alone (kbench.compare) on host arrays, result
+validation, kbench's config reader, and that timing without a GPU raises a clear RuntimeError. The GPU test (tests/gpu/test_python_module.py) times torch.add with it."""
 import ctypes
 import glob
 import json
@@ -70,8 +70,11 @@ class HostArray:
 
 # What the documented keywords of kbench.time are (docs/python.md lists the same).
 TIME_KEYWORDS = ["stream", "op", "dtype", "shape", "bytes", "flops", "inputs", "reference", "atol", "rtol",
-                 "cache", "timer", "visits", "samples", "seed", "clock_floor", "device", "variant", "baseline",
-                 "experiment", "out", "settings"]
+                 "params", "cache", "timer", "visits", "samples", "seed", "clock_floor", "device", "variant",
+                 "baseline", "experiment", "out", "tag", "tool", "settings"]
+# kbench.time_cases's: the run's options (a case's own go in its dict).
+TIME_CASES_KEYWORDS = ["stream", "cache", "timer", "visits", "samples", "seed", "clock_floor", "device",
+                       "experiment", "out", "tag", "tool", "settings"]
 
 
 def noop():
@@ -102,6 +105,12 @@ class Api(unittest.TestCase):
             self.assertIn(keyword + ("=" if keyword not in ("stream", "op", "dtype", "shape", "bytes") else ""),
                           first, keyword)
             self.assertRegex(kbench.time.__doc__, r"\n%s\b|, %s\b|\b%s\s" % (keyword, keyword, keyword))
+        first = kbench.time_cases.__doc__.splitlines()[0]
+        self.assertTrue(first.startswith("time_cases(cases, *, stream, cache='cold'"), first)
+        for keyword in TIME_CASES_KEYWORDS:
+            self.assertIn(keyword, first, keyword)
+        self.assertIn("kbench.time_cases(cases", kbench.__doc__)
+        self.assertTrue(kbench.read_sweep_config.__doc__.startswith("read_sweep_config(path)"))
         self.assertTrue(kbench.compare.__doc__.startswith("compare(output, reference, *, atol=0, rtol=0"))
         self.assertTrue(kbench.validate_result.__doc__.startswith("validate_result(result)"))
 
@@ -145,6 +154,15 @@ class Arguments(unittest.TestCase):
             ("flops", noop, valid(flops="many"), ["flops must be a number"]),
             ("atol", noop, valid(atol=-1e-3), ["atol must be a number from 0 up"]),
             ("rtol", noop, valid(rtol=float("inf")), ["rtol must be"]),
+            ("atol list empty", noop, valid(atol=[]), ["atol must be a number from 0 up, or a list of them"]),
+            ("atol list negative", noop, valid(atol=[1e-3, -1]), ["atol must be", "got [0.001, -1]"]),
+            ("atol list text", noop, valid(atol=[1e-3, "x"]), ["atol must be"]),
+            ("rtol list length", noop, valid(atol=[0, 0], rtol=[0, 0, 0]), ["rtol must be as long a list as atol (2"]),
+            ("params list", noop, valid(params=[1]), ["params must be a dict of the op's parameters"]),
+            ("params text value", noop, valid(params={"eps": "small"}), ["params must be"]),
+            ("params nan", noop, valid(params={"eps": float("nan")}), ["params must be"]),
+            ("tag", noop, valid(tag="Torch"), ["tag must be a name of lowercase letters"]),
+            ("tool", noop, valid(tool=""), ["tool must be a non-empty printable string"]),
             ("reference without tolerance", noop, valid(reference=noop), ["atol or rtol must be given with a reference"]),
             ("inputs", noop, valid(inputs=[1, 2]), ["inputs must be a callable"]),
             ("cache", noop, valid(cache="hot"), ["cache must be one of 'cold' 'warm', 'both'", "'hot'"]),
@@ -180,6 +198,61 @@ class Arguments(unittest.TestCase):
             kbench.time(stream=0)
 
 
+def case(**changes):
+    """One case of kbench.time_cases that passes every rule, with `changes` (None deletes one)."""
+    c = dict(fn=noop, op="add", dtype="float32", shape=[1024], bytes=3 * 4 * 1024)
+    for key, value in changes.items():
+        if value is None:
+            c.pop(key, None)
+        else:
+            c[key] = value
+    return c
+
+
+class TimeCasesArguments(unittest.TestCase):
+    def assert_rejected(self, cases, kwargs, *fragments):
+        with self.assertRaises(ValueError) as caught:
+            kbench.time_cases(cases, **kwargs)
+        message = str(caught.exception)
+        self.assertNotIn("\n", message)
+        self.assertTrue(message.startswith("kbench.time_cases: "), message)
+        for fragment in fragments:
+            self.assertIn(fragment, message)
+
+    def test_every_rule(self):
+        run = dict(stream=12345)
+        rules = [
+            ("cases not a list", case(), run, ["cases must be a non-empty list of dicts"]),
+            ("cases empty", [], run, ["cases must be a non-empty list of dicts"]),
+            ("a case not a dict", [case(), noop], run, ["cases[1] must be a dict"]),
+            ("a case without fn", [case(fn=None)], run, ["cases[0]: fn must be a callable"]),
+            ("a case's unknown key", [case(), case(shape=[2048], visit=3)], run, ["cases[1]: unknown key 'visit'"]),
+            ("a run option in a case", [case(visits=3)], run, ["cases[0]: unknown key 'visits'", "give it to time_cases once"]),
+            ("a case's key for the run", [case()], dict(run, op="add"), ["'op' is a case's own argument"]),
+            ("an unknown argument", [case()], dict(run, visit=3), ["unknown argument 'visit'"]),
+            ("a bad case's bytes", [case(), case(shape=[2048], bytes=-1)], run, ["cases[1]: bytes must be a number from 0 up"]),
+            ("a bad case's atol", [case(reference=noop, atol=[1, -1])], run, ["cases[0]: atol must be"]),
+            ("reference without tolerance", [case(reference=noop)], run, ["cases[0]: atol or rtol must be given"]),
+            ("the same case twice", [case(), case(fn={"b": noop})], run,
+             ["cases[1]: the same op, dtype, shape and params as cases[0]"]),
+            ("a bad run option", [case()], dict(run, visits=0), ["cases[0]: visits must be a whole number"]),
+            ("no stream", [case()], {}, ["cases[0]: stream must be the caller's CUDA stream"]),
+            ("graph on the legacy stream", [case()], dict(stream=0, timer="graph"), ["legacy default stream"]),
+        ]
+        for name, cases, kwargs, fragments in rules:
+            with self.subTest(name):
+                self.assert_rejected(cases, kwargs, *fragments)
+
+    def test_cases_differing_in_params_alone_are_two(self):
+        # an op's parameters tell its cases apart (rmsnorm_backward with and without dh): no ValueError
+        with self.assertRaises(RuntimeError):
+            kbench.time_cases([case(params={"dh": 0}), case(params={"dh": 1})], stream=12345)
+
+    def test_cases_is_required(self):
+        with self.assertRaises(TypeError):
+            kbench.time_cases(stream=0)
+
+
 class WithoutGpu(unittest.TestCase):
     def assert_no_device(self, fn, kwargs):
         with self.assertRaises(RuntimeError) as caught:
@@ -199,6 +272,18 @@ class WithoutGpu(unittest.TestCase):
                                                            flops=10, device=0, experiment="py-test", out="/tmp",
                                                            settings={"why": "test"}))
         self.assertEqual(called, [], "the callable ran before a device was found")
+
+    def test_timing_cases_asks_for_a_gpu(self):
+        called = []
+        cases = [case(fn=lambda: called.append(1)),
+                 case(fn={"a": noop, "b": noop}, op="rmsnorm", shape=[4, 8], baseline="b", params={"eps": 1e-6},
+                      inputs=lambda: (), reference=noop, atol=[0, 1e-3], rtol=2.0 ** -8, flops=1)]
+        with self.assertRaises(RuntimeError) as caught:
+            kbench.time_cases(cases, stream=Stream(), cache="both", timer="all", visits=2, samples=1, seed=7,
+                              clock_floor=0, device=0, experiment="py-test", out="/tmp", tag="torch",
+                              tool="tests/cpu/test_python_module.py", settings={"why": "test"})
+        self.assertIn("needs a CUDA device and none is visible (", str(caught.exception))
+        self.assertEqual(called, [], "a callable ran before a device was found")
 
 
 class Compare(unittest.TestCase):
@@ -264,6 +349,52 @@ class Compare(unittest.TestCase):
             kbench.compare(three, three, atol=-1)
         with self.assertRaisesRegex(ValueError, "kbench.compare: unknown argument 'tol'"):
             kbench.compare(three, three, tol=1)
+
+
+class ReadSweepConfig(unittest.TestCase):
+    """kbench run's own config reader: what the PyTorch script reads configs with."""
+
+    def test_a_shipped_config(self):
+        path = os.path.join(ROOT, "configs", "side_by_side_steps.json")
+        with open(path) as f:
+            raw = json.load(f)
+        config = kbench.read_sweep_config(path)
+        self.assertEqual(sorted(config), ["cache", "cases", "description", "experiment", "samples", "seed", "timer",
+                                          "visits"])
+        self.assertEqual(config["experiment"], raw.get("experiment", "sweep"))
+        self.assertEqual(config["visits"], raw["visits"])
+        self.assertEqual([c["op"] for c in config["cases"]], [c["op"] for c in raw["cases"]])
+        for got, given in zip(config["cases"], raw["cases"]):
+            self.assertEqual(got["shapes"], given["shapes"])
+            self.assertEqual(got["dtypes"], given.get("dtypes", ["float32"]))
+            self.assertEqual(got["params"], given.get("params", {}))
+
+    def test_modes_are_expanded(self):
+        with open(os.path.join(ROOT, "tests", "data", "configs", "torch_dry_run.json")) as f:
+            raw = json.load(f)
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "c.json")
+            for cache, timer, caches, timers in (("both", "all", ["cold", "warm"], ["events", "graph", "cupti"]),
+                                                 (["warm"], ["graph", "cupti"], ["warm"], ["graph", "cupti"])):
+                with open(path, "w") as f:
+                    json.dump(dict(raw, cache=cache, timer=timer), f)
+                config = kbench.read_sweep_config(path)
+                self.assertEqual((config["cache"], config["timer"]), (caches, timers))
+
+    def test_bad_configs_are_one_line(self):
+        for name, fragment in (("torch_bad_shape.json", "'/cases/0/shapes/0/1' must be a dimension"),
+                               ("torch_not_json.json", "is not valid JSON"),
+                               ("no_such_config.json", "cannot read config")):
+            with self.subTest(name):
+                with self.assertRaises(ValueError) as caught:
+                    kbench.read_sweep_config(os.path.join(ROOT, "tests", "data", "configs", name))
+                self.assertNotIn("\n", str(caught.exception))
+                self.assertTrue(str(caught.exception).startswith("config '") or "cannot read config" in
+                                str(caught.exception), str(caught.exception))
+                self.assertIn(fragment, str(caught.exception))
+        with self.assertRaisesRegex(ValueError, "path must be a file path"):
+            kbench.read_sweep_config(3)
 
 
 class ValidateResult(unittest.TestCase):

@@ -2,7 +2,9 @@
 with the Python that holds PyTorch: torch.add timed by kbench's harness, cold and warm, with the
 events, graph and cupti timers, checked against a float64 reference first; the check made to fail
 (a wrong op, an output left half unwritten); an exception from the callable; bfloat16 through
-DLPack on the default stream; and every result valid by src/record/result.schema.json.
+DLPack on the default stream; callables that allocate (a + b, an autograd training step) timed
+with the graph timer; several cases in one kbench.time_cases run, a failing variant left out of
+it; and every result valid by src/record/result.schema.json.
 Exits 77 (skipped) without the module, PyTorch or a GPU; KBENCH_REQUIRE_GPU=1 makes that a failure."""
 import json
 import os
@@ -164,6 +166,115 @@ class Checks(unittest.TestCase):
         self.assertEqual([(r["dtype"], r["timer"]) for r in result["records"]],
                          [("bfloat16", "events"), ("bfloat16", "cupti")])
         schema_validate(result)
+
+
+def add_new(a, b, c=None):  # PyTorch's plain op: a new tensor each call
+    return a + b
+
+
+def softmax_step(x, dy):  # a training step: autograd's backward runs on PyTorch's device thread
+    with torch.enable_grad():
+        y = torch.softmax(x, -1)
+        (dx,) = torch.autograd.grad(y, x, dy)
+    return y.detach(), dx
+
+
+def softmax_step_inputs(rows=4096, cols=1024):
+    def inputs():
+        return torch.randn(rows, cols, device=DEVICE).requires_grad_(), torch.randn(rows, cols, device=DEVICE)
+    return inputs
+
+
+def softmax_step_reference(x, dy):
+    y = torch.softmax(x.detach().double(), -1)
+    return y, y * (dy.double() - (y * dy.double()).sum(-1, keepdim=True))
+
+
+class AllocatingCallables(unittest.TestCase):
+    """What PyTorch users time: ops that return new tensors, and autograd, captured into graphs in
+    relaxed mode, with what each captured launch returned kept until the run ends."""
+
+    def test_a_plus_b_in_every_timer(self):
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            result = kbench.time({"a + b": add_new}, stream=stream, op="add", dtype="float32", shape=[N],
+                                 bytes=3 * 4 * N, inputs=make_inputs(), reference=reference, atol=0, rtol=RTOL_F32,
+                                 cache="both", timer="all", visits=2, samples=2)
+        seen = {(r["cache"], r["timer"]) for r in result["records"]}
+        self.assertEqual(seen, {(c, t) for c in ("cold", "warm") for t in ("events", "graph", "cupti")})
+        for r in result["records"]:
+            self.assertTrue(r["check"]["passed"])
+            if r["cache"] == "cold":
+                self.assertLess(r["gbps"], 5000, r["timer"])
+        self.assertEqual([c["poisoned"] for c in result["extra"]["python"]["checks"]], [False])  # fresh outputs
+        schema_validate(result)
+
+    def test_an_autograd_step_in_a_graph(self):
+        stream = torch.cuda.Stream()
+        rows, cols = 4096, 1024
+        with torch.cuda.stream(stream):
+            result = kbench.time({"step": softmax_step}, stream=stream, op="softmax_step", dtype="float32",
+                                 shape=[rows, cols], bytes=5 * 4 * rows * cols, inputs=softmax_step_inputs(rows, cols),
+                                 reference=softmax_step_reference, atol=[1e-6, 1e-5], rtol=1e-5, cache="both",
+                                 timer="graph", visits=2, samples=2)
+        self.assertEqual({r["cache"] for r in result["records"]}, {"cold", "warm"})
+        for r in result["records"]:
+            self.assertTrue(r["check"]["passed"])
+            self.assertGreater(r["median_us"], 0)
+        self.assertEqual(result["extra"]["python"]["tolerance"], {"atol": [1e-6, 1e-5], "rtol": 1e-5})
+
+
+class SeveralCases(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(0)
+        cls.stream = torch.cuda.Stream()
+        cls.out = tempfile.mkdtemp(prefix="kbench-python-cases-")
+        cases = [
+            dict(fn={"torch.add": add, "a + b": add_new}, baseline="torch.add", op="add", dtype="float32",
+                 shape=[N], bytes=3 * 4 * N, inputs=make_inputs(), reference=reference, atol=0, rtol=RTOL_F32),
+            dict(fn={"a + b": add_new, "wrong": lambda a, b, c: a - b}, op="add", dtype="bfloat16", shape=[N],
+                 bytes=3 * 2 * N, inputs=make_inputs(torch.bfloat16), reference=reference, rtol=RTOL_BF16,
+                 params={"p": 1}),
+        ]
+        with torch.cuda.stream(cls.stream):
+            cls.result = kbench.time_cases(cases, stream=cls.stream, cache="both", timer="all", visits=3, samples=2,
+                                           seed=3, experiment="python-test", out=cls.out, tag="cases",
+                                           tool="tests/gpu/test_python_module.py")
+
+    def test_records_for_every_case(self):
+        got = {(r["dtype"], r["variant"], r["cache"], r["timer"]) for r in self.result["records"]}
+        want = {(d, v, c, t) for d, variants in (("float32", ("torch.add", "a + b")), ("bfloat16", ("a + b",)))
+                for v in variants for c in ("cold", "warm") for t in ("events", "graph", "cupti")}
+        self.assertEqual(got, want)
+        for r in self.result["records"]:
+            self.assertTrue(r["check"]["passed"])
+            self.assertEqual(r["baseline"], r["variant"] == "torch.add")
+            self.assertEqual(r.get("params", {}), {"p": 1} if r["dtype"] == "bfloat16" else {})
+            if r["cache"] == "cold":
+                self.assertLess(r["gbps"], 5000)
+
+    def test_one_run_visits_every_case(self):
+        # one schedule for both cases: every record's samples come from visits 0..2 of the one run
+        # (a visit the clock filter dropped may be missing)
+        for r in self.result["records"]:
+            self.assertTrue(set(r["sample_visits"]) <= {0, 1, 2} and r["sample_visits"], r["variant"])
+        self.assertGreater(self.result["warmup"]["sm_clock_mhz"], 0)
+        cases = self.result["extra"]["python"]["cases"]
+        self.assertEqual([(c["op"], c["dtype"]) for c in cases], [("add", "float32"), ("add", "bfloat16")])
+        self.assertEqual(len(self.result["meta"]["settings"]["cases"]), 2)
+
+    def test_a_failing_variant_is_listed_and_not_timed(self):
+        failures = self.result["extra"]["check_failures"]
+        self.assertEqual([(f["variant"], f["dtype"]) for f in failures], [("wrong", "bfloat16")])
+        self.assertNotIn("wrong", {r["variant"] for r in self.result["records"]})
+
+    def test_the_file(self):
+        written = self.result["extra"]["python"]["written"]
+        self.assertRegex(os.path.basename(written), r"^python-test-cases-\d{8}T\d{6}Z-[0-9a-f]{6}\.json$")
+        self.assertEqual(self.result["meta"]["tool"], "tests/gpu/test_python_module.py")
+        kbench.validate_result(written)
+        schema_validate(self.result)
 
 
 if __name__ == "__main__":
