@@ -1,5 +1,6 @@
 #include "harness/progress.hpp"
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -66,7 +67,17 @@ ProgressOutput stderr_progress() {
   out.line = &std::cerr;
   if (winsize ws{}; out.terminal && ioctl(fileno(stderr), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
     out.width = ws.ws_col - 1;  // a line as wide as the terminal wraps on some, and "\r" then misses its start
-  out.log = [](const std::string& line) { spdlog::info("{}", line); };
+  // Not the default logger: kbench's log messages go to stdout with its tables (spdlog's default
+  // sink), and progress must stay off stdout (the H200's GPU test found the phase lines there).
+  out.log = [](const std::string& line) {
+    if (!spdlog::should_log(spdlog::level::info)) return;  // --quiet
+    static const std::shared_ptr<spdlog::logger> to_stderr = [] {
+      auto l = std::make_shared<spdlog::logger>("progress", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+      l->set_pattern("[%H:%M:%S] %^%l%$ %v");  // as main.cpp sets the default logger's
+      return l;
+    }();
+    to_stderr->info("{}", line);
+  };
   out.now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   return out;
 }
