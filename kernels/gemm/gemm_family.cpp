@@ -1,7 +1,6 @@
 // The gemm family's registration: the op, then its variants from simple to fast, then the
 // cuBLAS baselines.
 //   simt           float32 FMAs on CUDA cores, any dtype: the exact float32 path
-//   skinny         M up to 8 (decoding): B streamed at the copy's rate, float32 FMAs
 //   tf32           float32 through tf32 tensor-core products, float32 sums, held to tf32's
 //                  tolerance, as its name says; the plan choosing by device: wgmma_tf32's first
 //                  configuration on sm_90, tf32_'s first elsewhere
@@ -185,25 +184,6 @@ void register_gemm(Registry& r) {
                               [](const LaunchArgs& x) { launch_simt(x.inputs[0], x.inputs[1], x.outputs[0], x.stream); });
   simt.unsupported = needs(true, true);
   r.add_variant(simt);
-
-  Variant skinny = make_variant("gemm", "skinny",
-                                "M up to 8 (decoding): B streamed by 16-byte rows, K ranges over blocks, float32 sums",
-                                [](const LaunchArgs& x) {
-                                  launch_skinny(x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
-                                                skinny_workspace_bytes(m_of(x.c), n_of(x.c), k_of(x.c), x.c.dtype));
-                                });
-  skinny.unsupported = [](const Case& c) {
-    if (std::string why = gemm_case_problem(c); !why.empty()) return why;
-    if (m_of(c) > kSkinnyMaxM) return "for M up to " + std::to_string(kSkinnyMaxM) + " (decoding); the tile kernels take more";
-    return std::string();
-  };
-  skinny.workspace_bytes = [](const Case& c) { return skinny_workspace_bytes(m_of(c), n_of(c), k_of(c), c.dtype); };
-  skinny.plan = [](const Case& c) {
-    const bool streamed = k_of(c) > 0 && (n_of(c) * static_cast<std::int64_t>(dtype_size(c.dtype))) % 16 == 0;
-    return std::string("{\"path\": \"") + (streamed ? "skinny" : "simt") + "\", \"workspace_bytes\": " +
-           std::to_string(skinny_workspace_bytes(m_of(c), n_of(c), k_of(c), c.dtype)) + "}";
-  };
-  r.add_variant(skinny);
 
   // `tf32` runs the first configuration of the device's kernel; each configuration of both is
   // also a variant of its own, for the comparison.

@@ -1,4 +1,4 @@
-// Host entry points of the gemm kernels (gemm_mma.cu, gemm_simt.cu, gemm_skinny.cu, gemm_tf32.cu), for the
+// Host entry points of the gemm kernels (gemm_mma.cu, gemm_simt.cu, gemm_tf32.cu), for the
 // variants (gemm_family.cpp, gemm_autotune.cpp) and the tests. Each checks the contract
 // (gemm_contract.hpp) first and throws std::invalid_argument on a breach; a CUDA error throws
 // CudaError.
@@ -72,19 +72,6 @@ std::string wgmma_tf32_path(const DeviceTensor& a, std::int64_t k);
 // C = A.B in float32 FMAs, any dtype and alignment (guarded element loads): the exact float32
 // path, and the fallback of the tensor-core kernels.
 void launch_simt(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream);
-
-// C = A.B for M of 1 to kSkinnyMaxM (decoding) by streaming B (gemm_skinny.cu), any dtype, with
-// float32 sums; K is cut into ranges over blocks where the column tiles alone cannot fill the
-// multiprocessors, their partials summed in a fixed order in the workspace skinny_workspace_bytes
-// gives. B with rows not whole 16-byte vectors on 16-byte boundaries, and K = 0, go to
-// launch_simt (skinny_path says which); M above kSkinnyMaxM is std::invalid_argument.
-inline constexpr std::int64_t kSkinnyMaxM = 8;
-void launch_skinny(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream,
-                   void* workspace, std::size_t workspace_bytes);
-// The workspace launch_skinny wants for M x N x K of dtype t on this device: 0 when it does not cut K.
-std::size_t skinny_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType t);
-// "skinny" or "simt": the path launch_skinny takes for these operands and inner dimension.
-std::string skinny_path(const DeviceTensor& a, const DeviceTensor& b, std::int64_t k);
 
 // C = A.B for float32 with tf32 tensor-core products (mma m16n8k8), float32 accumulation, at
 // configuration kTf32Configs[index]; rows not 16-byte aligned go to launch_simt.

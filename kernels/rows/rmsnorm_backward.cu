@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include <map>
+#include <optional>
 #include <mutex>
 #include <tuple>
 
@@ -306,9 +307,8 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
 //   by the finalize kernel after it.
 // `partial` is gridDim.x x width floats, null when the weight is frozen; `barrier`, GridSum's
 // two counters; `dw_out`, dw (T) for GridSum.
-template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum,
-          int MinBlocks = kMinResidentBlocks>
-__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? MinBlocks : 1)
+template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum>
+__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
                                 void* dw_out, unsigned* barrier) {
   static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
@@ -838,15 +838,27 @@ TileGrid tile_grid(std::int64_t rows, std::int64_t width, std::int64_t tile_cols
 }
 
 // Where the resident kernel keeps dw while the rows go by, and who sums its partial rows (see
-// rmsnorm_bwd_resident_kernel): `auto` takes the default; the other ways are variants beside it.
+// rmsnorm_bwd_resident_kernel). `auto` takes default_dw_way; the `dw_*` variants time each way
+// beside it.
 struct DwWay {
   bool registers = true;
   bool grid_sum = true;
-  // Shared memory and the grid sum, with the aligned 4-vector kernels bound to 85 registers
-  // (three blocks of 256 threads an SM) instead of 128: without dh the shared-memory kernel took
-  // 107-110 registers, four blocks of 128 threads an SM, where the frozen kernel's 77-79 allow six.
-  bool three_blocks = false;
 };
+
+// With dh, dw in registers and the sum in the kernel; without dh, and in the 8-vector kernels
+// (which keep dw in shared memory), shared memory and the finalize kernel. Measured (cupti, results/sweep/sweep-20261203T153045Z-2944e3.json, 16-bit 4096x4096 and
+// 16384x1024): with dh registers and the grid sum were the fastest way in all four cases (float16
+// 4096x4096 39.17 us against 40.73 with the finalize kernel and 41.09 for session 14's shared
+// memory and finalize); without dh session 14's way was the fastest or level in all four (float16
+// 16384x1024 29.92 us against 30.98), as in session 14's own run against the same kernel
+// (results/sweep/sweep-20261203T114953Z-186835.json, another H200). The sum in the kernel with dw in
+// shared memory was slower than the finalize kernel in all eight, by 0.3-3.7 us, and is no
+// variant. Why the grid sum helps only beside registers, and only with dh, is not known.
+template <int K>
+DwWay default_dw_way(const Case& c) {
+  const bool registers = K <= 4 && has_dh(c);
+  return {registers, registers};
+}
 
 // The resident kernel for T, K and the case's flags, with its blocks and shared memory.
 struct ResidentLaunch {
@@ -866,20 +878,15 @@ auto resident_kernel(bool dh, bool dw, DwWay way) {
   };
   // The 8-vector kernels keep dw in shared memory whatever the way: with it in registers too,
   // float32's spilled at its 128-register bound.
-  if constexpr (K <= 4) {
+  if constexpr (K <= 4)
     if (way.registers) return way.grid_sum ? with.template operator()<true, true>() : with.template operator()<true, false>();
-    if constexpr (Aligned)  // the launch bound applies to the aligned kernels only
-      if (way.three_blocks && way.grid_sum)
-        return dh ? rmsnorm_bwd_resident_kernel<T, K, true, true, true, false, true, 3>
-                  : rmsnorm_bwd_resident_kernel<T, K, false, true, true, false, true, 3>;
-  }
   return way.grid_sum ? with.template operator()<false, true>() : with.template operator()<false, false>();
 }
 
 // `aligned`: every row of h, dy, dh and dx, and w, is whole 16-byte vectors on 16-byte
 // boundaries.
 template <class T, int K>
-ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned, DwWay way = {}) {
+ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned, DwWay way) {
   if constexpr (K == 8 && sizeof(T) == 2) {  // never planned (kRules), and not compiled: it spills
     throw std::logic_error(c.op + ": no 16-bit 8-vector resident kernel");
   } else {
@@ -901,8 +908,12 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
     if (!with_dw(c)) return 0;
     std::size_t blocks = 0;
     dispatch_dtype(c.dtype, [&]<class T>() {
-      dispatch_resident(c.op, kRules, plan, [&]<int K>() {  // either kernel may run: room for the larger grid
-        blocks = std::max(resident_launch<T, K>(plan, c, true).grid.blocks, resident_launch<T, K>(plan, c, false).grid.blocks);
+      // Any of the kernels may run (aligned or not, each way of keeping dw: their registers, and
+      // so their grids, differ): room for the largest grid.
+      dispatch_resident(c.op, kRules, plan, [&]<int K>() {
+        for (const bool aligned : {true, false})
+          for (const DwWay way : {DwWay{true, true}, DwWay{true, false}, DwWay{false, true}, DwWay{false, false}})
+            blocks = std::max(blocks, static_cast<std::size_t>(resident_launch<T, K>(plan, c, aligned, way).grid.blocks));
       });
     });
     return kGridBarrierBytes + blocks * width * sizeof(float);
@@ -942,13 +953,14 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
-  DwWay dw_way{};        // the resident plan's
+  std::optional<DwWay> dw_way;  // the resident plan's: default_dw_way unless a variant names one
 
   template <class T, int K>
   void resident() const {
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned, dw_way);
+    const DwWay way = dw_way ? *dw_way : default_dw_way<K>(a.c);
+    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned, way);
     const bool dw = with_dw(a.c);
     if (dw && a.workspace == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
     auto* barrier = static_cast<unsigned*>(a.workspace);
@@ -958,7 +970,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
                             .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster};
     KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial,
                       dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier));
-    if (dw && !dw_way.grid_sum) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
+    if (dw && !way.grid_sum) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
   }
   template <class T>
   void looped() const {
@@ -1023,13 +1035,13 @@ void launch_two_pass_split(const LaunchArgs& a) {
 }
 
 // auto's plan with dw kept and summed another way (kept beside auto while measured).
-template <bool Registers, bool GridSum, bool ThreeBlocks = false>
+template <bool Registers, bool GridSum>
 void launch_dw_way(const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
   RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.dw_way = {Registers, GridSum, ThreeBlocks};
+  k.dw_way = DwWay{Registers, GridSum};
   launch_row_plan(kRules, plan, a, k);
 }
 
@@ -1101,17 +1113,14 @@ void register_rmsnorm_backward(Registry& r) {
   r.add_variant(std::move(two_pass));
   const auto auto_workspace = [](const Case& c) { return workspace_bytes(plan_for(c, kRules, std::nullopt), c, kRules); };
   for (Variant v : {row_baseline(def.op.name, "dw_shared_finalize",
-                                 "auto's plan, dw in shared memory per row, summed by a finalize kernel (session 14's)",
+                                 "auto's plan, dw in shared memory per row, summed by a finalize kernel (auto's without dh)",
                                  auto_workspace, launch_dw_way<false, false>),
                     row_baseline(def.op.name, "dw_registers_finalize",
                                  "auto's plan, dw in registers, summed by a finalize kernel", auto_workspace,
                                  launch_dw_way<true, false>),
-                    row_baseline(def.op.name, "dw_shared_grid_sum",
-                                 "auto's plan, dw in shared memory per row, summed in the kernel after a grid barrier",
-                                 auto_workspace, launch_dw_way<false, true>),
-                    row_baseline(def.op.name, "dw_shared_grid_sum_3blocks",
-                                 "as dw_shared_grid_sum, the aligned 4-vector kernels bound to 85 registers",
-                                 auto_workspace, launch_dw_way<false, true, true>)}) {
+                    row_baseline(def.op.name, "dw_registers_grid_sum",
+                                 "auto's plan, dw in registers, summed in the kernel after a grid barrier (auto's with dh)",
+                                 auto_workspace, launch_dw_way<true, true>)}) {
     v.baseline = false;
     r.add_variant(std::move(v));
   }

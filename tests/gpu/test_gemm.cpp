@@ -25,8 +25,7 @@ struct Mnk {
 
 // Ragged (unaligned rows: the SIMT fallback; aligned rows in ragged tiles: the mma path's
 // zero-filled edges), tiny, square, and K = 1024.
-// Skinny ones (M <= 8, the skinny kernel): one row and several against aligned and ragged N, K
-// cut into ranges (K = 4099: the last range short) and not.
+// Decode-like ones: one row and a few against aligned and ragged N, long and short K.
 const Mnk kShapes[] = {{127, 255, 65}, {1, 1, 1},     {33, 17, 9},      {127, 248, 72},  {129, 136, 200},
                        {256, 256, 256}, {64, 64, 64}, {300, 520, 1024}, {17, 1000, 1024}, {1, 4104, 4099},
                        {3, 1032, 2048}, {8, 264, 64},  {5, 1001, 300},   {2, 8, 8}};
@@ -52,35 +51,34 @@ int hopper_variants(DType t) {
   return static_cast<int>(t == DType::f32 ? gemm::kWgmmaTf32Configs.size() : gemm::kWgmmaConfigs.size());
 }
 
-// What check_all runs for a dtype and M: the variants' support depends on the dtype (and device)
-// and, for skinny, on M. 16-bit: simt, every tile configuration, each wgmma configuration on
-// sm_90, auto, cublas, cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration,
-// each wgmma_tf32 configuration on sm_90 and the four cuBLAS variants; both: skinny where M <= 8.
-int variants_for(DType t, std::int64_t m) {
-  const int skinny = m <= gemm::kSkinnyMaxM ? 1 : 0;
-  return skinny + (t == DType::f32 ? 6 + static_cast<int>(gemm::kTf32Configs.size()) + hopper_variants(t)
-                                   : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants(t) + 4);
+// What check_all runs for a dtype: the variants' support depends on the dtype (and device) alone.
+// 16-bit: simt, every tile configuration, each wgmma configuration on sm_90, auto, cublas,
+// cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration, each wgmma_tf32
+// configuration on sm_90 and the four cuBLAS variants.
+int variants_for(DType t) {
+  return t == DType::f32 ? 6 + static_cast<int>(gemm::kTf32Configs.size()) + hopper_variants(t)
+                         : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants(t) + 4;
 }
 
 TEST(GemmGpu, EveryVariantOnRaggedAndSquareShapes) {
   KB_REQUIRE_GPU();
   for (const DType t : kAllDTypes)
     for (const Mnk& s : kShapes) {
-      EXPECT_EQ(check_all(make_case(registry().op("gemm"), t, {s.m, s.n, s.k})), variants_for(t, s.m)) << dtype_name(t);
+      EXPECT_EQ(check_all(make_case(registry().op("gemm"), t, {s.m, s.n, s.k})), variants_for(t)) << dtype_name(t);
     }
 }
 
 TEST(GemmGpu, KZeroGivesZeros) {
   KB_REQUIRE_GPU();
-  for (const DType t : kAllDTypes) EXPECT_EQ(check_all(Case{"gemm", t, {37, 70, 0}}), variants_for(t, 37)) << dtype_name(t);
+  for (const DType t : kAllDTypes) EXPECT_EQ(check_all(Case{"gemm", t, {37, 70, 0}}), variants_for(t)) << dtype_name(t);
 }
 
 TEST(GemmGpu, ExactFloat16SumNeedsAFloat32Accumulator) {
   KB_REQUIRE_GPU();
   const Case c{"gemm", DType::f16, {64, 64, 48}};
-  EXPECT_EQ(check_all(c, test::fill_2050), variants_for(DType::f16, 64));
+  EXPECT_EQ(check_all(c, test::fill_2050), variants_for(DType::f16));
   const Case unaligned{"gemm", DType::f16, {5, 7, 33}};  // the SIMT path
-  EXPECT_EQ(check_all(unaligned, test::fill_2050), variants_for(DType::f16, 5));
+  EXPECT_EQ(check_all(unaligned, test::fill_2050), variants_for(DType::f16));
 }
 
 // 8192 x 512 x 1024 (2^32 multiply-adds): the oracle computes a sample of 256 rows only, and
