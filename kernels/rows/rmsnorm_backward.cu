@@ -852,8 +852,8 @@ struct DwWay {
 // memory and finalize); without dh session 14's way was the fastest or level in all four (float16
 // 16384x1024 29.92 us against 30.98), as in session 14's own run against the same kernel
 // (results/sweep/sweep-20261203T114953Z-186835.json, another H200). The sum in the kernel with dw in
-// shared memory was slower than the finalize kernel in all eight, by 0.3-3.7 us, and is no
-// variant. Why the grid sum helps only beside registers, and only with dh, is not known.
+// shared memory was slower than the finalize kernel in six of the eight, by 0.7-3.7 us (ahead by
+// 0.2-0.3 us in the other two), and is no variant. Why the grid sum helps only beside registers, and only with dh, is not known.
 template <int K>
 DwWay default_dw_way(const Case& c) {
   const bool registers = K <= 4 && has_dh(c);
