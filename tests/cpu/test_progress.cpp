@@ -6,6 +6,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -130,6 +131,26 @@ TEST(Progress, ALogMessageClearsTheDrawnLineFirst) {
   const std::string before = f.line.str();
   logger->warn("after the phase");
   EXPECT_EQ(f.line.str(), before) << "an ended phase's line is not cleared again";
+}
+
+// The real output's phase lines go to stderr, never stdout (kbench's log messages and tables go
+// to stdout); --quiet (the warn level) leaves them out. On the H200 the GPU test found them on
+// stdout while they went through the default logger.
+TEST(Progress, ThePhaseLinesOfTheRealOutputGoToStderr) {
+  const ProgressOutput out = stderr_progress();
+  ASSERT_TRUE(out.log);
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  out.log("timing: 3 visits in 0.1 s");
+  spdlog::set_level(spdlog::level::warn);
+  out.log("checking: 1 cases in 0.1 s");
+  spdlog::set_level(spdlog::level::info);
+  std::fflush(nullptr);
+  const std::string stdout_text = testing::internal::GetCapturedStdout();
+  const std::string stderr_text = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(stdout_text, "");
+  EXPECT_NE(stderr_text.find("timing: 3 visits in 0.1 s\n"), std::string::npos) << stderr_text;
+  EXPECT_EQ(stderr_text.find("checking:"), std::string::npos) << "a line under --quiet: " << stderr_text;
 }
 
 }  // namespace
