@@ -846,14 +846,15 @@ struct DwWay {
 };
 
 // With dh, dw in registers and the sum in the kernel; without dh, and in the 8-vector kernels
-// (which keep dw in shared memory), shared memory and the finalize kernel. Measured (cupti, results/sweep/sweep-20261203T153045Z-2944e3.json, 16-bit 4096x4096 and
-// 16384x1024): with dh registers and the grid sum were the fastest way in all four cases (float16
+// (which keep dw in shared memory), shared memory and the finalize kernel. Measured (cupti,
+// results/sweep/sweep-20261203T153045Z-2944e3.json, 16-bit 4096x4096 and 16384x1024): with dh registers and the grid sum were the fastest way in all four cases (float16
 // 4096x4096 39.17 us against 40.73 with the finalize kernel and 41.09 for session 14's shared
 // memory and finalize); without dh session 14's way was the fastest or level in all four (float16
 // 16384x1024 29.92 us against 30.98), as in session 14's own run against the same kernel
 // (results/sweep/sweep-20261203T114953Z-186835.json, another H200). The sum in the kernel with dw in
 // shared memory was slower than the finalize kernel in six of the eight, by 0.7-3.7 us (ahead by
-// 0.2-0.3 us in the other two), and is no variant. Why the grid sum helps only beside registers, and only with dh, is not known.
+// 0.2-0.3 us in the other two), and is no variant. Why the grid sum helps only beside
+// registers, and only with dh, is not known.
 template <int K>
 DwWay default_dw_way(const Case& c) {
   const bool registers = K <= 4 && has_dh(c);
