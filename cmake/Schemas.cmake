@@ -1,6 +1,6 @@
 # The JSON Schemas kbench checks its inputs against (src/core/json_schema.hpp), compiled into
 # the binary: a config or result is judged by the schema the binary was built with, wherever it
-# runs, and the same files are what scripts/torch_baseline.py reads.
+# runs; the Python module (and scripts/torch_baseline.py through it) compiles in the same files.
 #   configs/schema/*.schema.json   the config formats, beside the configs they describe
 #   src/record/*.schema.json       the result format, beside its C++ form (result.hpp)
 #

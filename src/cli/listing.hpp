@@ -1,8 +1,7 @@
 // What `kbench list` shows, in three formats: the ops, their parameters and variants (with the
 // dtypes each accepts), the experiments, and the method's constants, the numbers the harness
 // times with unless told otherwise. The JSON form is a contract (src/record/list.schema.json):
-// the Python module and scripts/torch_baseline.py read the constants from it instead of
-// copying them.
+// programs read the constants from it instead of copying them.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -90,7 +90,8 @@ struct Result {
 };
 
 // The text the records digest is taken over, one line per record (docs/schema.md, "Integrity"):
-// simple enough that another tool (scripts/torch_baseline.py) writes the same bytes.
+// simple enough that another tool could write the same bytes (the PyTorch script once did; it
+// now writes through the Python module, this code).
 std::string records_canonical_text(const std::vector<Record>& records);
 // SHA-256 hex of records_canonical_text: the "integrity": {"records": ...} of a result.
 std::string records_digest(const std::vector<Record>& records);
@@ -113,8 +114,7 @@ bool is_compressed_result(const std::filesystem::path& file);  // its name ends 
 // Writes <dir>/<experiment>-<UTC time>-<random>.json atomically (temporary file, flush,
 // rename), creating dir if needed; never overwrites. Returns the path written.
 std::filesystem::path write_result(const Result& r, const std::filesystem::path& dir);
-// A result file's text: one line per record, one per other top-level part (scripts/
-// torch_baseline.py writes the same layout).
+// A result file's text: one line per record, one per other top-level part.
 std::string result_text(const nlohmann::json& j);
 // UsageError (one line) when a file stands where write_result would need a folder: `dir` or
 // the first of its parents that exists. For a command to refuse its --out before it runs,
