@@ -59,20 +59,18 @@ tests_for() {
     awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}' | grep -v DISABLED_  # helpers of other tests
 }
 
-# Runs one tool over one test (or, for broken_kernels.cu, over its negative control) and prints one line
-# with its verdict: "TOOL WHAT: VERDICT in N s", then the first lines of its findings. Called by
-# the script itself (below, through xargs) so that runs can go in parallel.
+# Runs one tool over one test (or, for broken_kernels.cu, over that tool's negative control)
+# and prints one line with its verdict, "TOOL WHAT: VERDICT in N s", then the first lines of its
+# findings. Called by the script itself (below, through xargs) so that runs can go in parallel.
 if [ "${2:-}" = --one ]; then
   tool=$3 what=$4 t0=$SECONDS
   log=$(mktemp)
   if [ "$what" = broken_kernels.cu ]; then
-    expect=errors
-    KBENCH_REQUIRE_GPU=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "$controls" "$tool" >"$log" 2>&1
+    expect=errors target=("$controls" "$tool")
   else
-    expect=clean
-    KBENCH_REQUIRE_GPU=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin" --gtest_filter="$what" \
-      >"$log" 2>&1
+    expect=clean target=("$bin" --gtest_filter="$what")
   fi
+  KBENCH_REQUIRE_GPU=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "${target[@]}" >"$log" 2>&1
   rc=$?
   case $rc in
     0) verdict=clean ;;

@@ -3,6 +3,8 @@
 // released, so only such grids may call it).
 #pragma once
 
+#include <cstddef>
+
 namespace kbench {
 
 // Bytes of workspace the barrier takes: two counters, kept at 16 bytes so that what follows
