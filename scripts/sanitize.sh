@@ -30,7 +30,15 @@
 # With SANITIZE_SUITE=all the tests that break a kernel, fault or write past a buffer on purpose
 # (the checker's and the fault isolation's negative controls, the lying plugin, the launch of a
 # kernel with no code for the GPU, which memcheck reports as the API error it is) are left out too:
-# each tool is shown catching such faults by its own control instead.
+# each tool is shown catching such faults by its own control instead. So are three that cannot
+# run under a sanitizer, each for a reason seen on the H200 (docs/records/2026-12-03-session16/):
+# the CUPTI timer's tests (the sanitizer holds CUPTI's one subscriber:
+# CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED), the clock probe's (its host gate allows a
+# sample a second to enqueue, and instrumented launches take longer: "the host gate timed out")
+# and the interrupt test (a minute-long sweep in a child process, cut at 240 s by every tool).
+# Their kernels are a spin, a copy and an add, which other tests run under every tool.
+# KBENCH_UNDER_SANITIZER=1 is set for the tests: one that compares times (an empty kernel's
+# against a copy's) leaves that comparison out, as instrumentation slows each launch.
 # The first line names the commit and the sanitizer's version: a log kept under docs/records/
 # says what it ran at.
 set -uo pipefail
@@ -45,7 +53,7 @@ left_out='RowsGpu.CheckerRejects*:RmsnormGpu.WeightGradientBitsRepeatAcrossProce
 every_kernel=${SANITIZE_FILTER:-"RowsGpu.*:RmsnormGpu.*:*CopyAddCheck.EveryVariantMatchesTheOracle*:GemmGpu.EveryVariantOnRaggedAndSquareShapes:GemmGpu.KZeroGivesZeros:-$left_out"}
 one_of_each='RowsGpu.EveryVariantOnAwkwardShapes'
 if [ "${SANITIZE_SUITE:-}" = all ]; then
-  every_kernel="*:-$left_out:*Caught*:*CheckerRejects*:*NegativeControl*:FaultIsolation.*:PluginGpu.LyingErroringAndWrong*:Device.KernelWithoutCodeForThisGpuIsRefused"
+  every_kernel="*:-$left_out:*Caught*:*CheckerRejects*:*NegativeControl*:FaultIsolation.*:PluginGpu.LyingErroringAndWrong*:Device.KernelWithoutCodeForThisGpuIsRefused:CuptiTimer.*:Probe.*:Interrupt.*"
   one_of_each=$every_kernel
   limit_default=300
 fi
@@ -70,7 +78,7 @@ if [ "${2:-}" = --one ]; then
   else
     expect=clean target=("$bin" --gtest_filter="$what")
   fi
-  KBENCH_REQUIRE_GPU=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "${target[@]}" >"$log" 2>&1
+  KBENCH_REQUIRE_GPU=1 KBENCH_UNDER_SANITIZER=1 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 "${target[@]}" >"$log" 2>&1
   rc=$?
   case $rc in
     0) verdict=clean ;;
@@ -83,7 +91,7 @@ if [ "${2:-}" = --one ]; then
   fi
   {
     echo "$tool $what: $verdict in $((SECONDS - t0)) s"
-    if [ $rc -ne 0 ]; then grep -E "^========= [A-Z]|FAILED|Failure|exception|Expected|Which is|Value of" "$log" | head -"$([ "$expect" = errors ] && echo 4 || echo 20)"; fi
+    if [ $rc -ne 0 ]; then grep -A1 -E "^========= [A-Z]|FAILED|Failure|exception|Expected|Which is|Value of" "$log" | grep -v '^--$' | head -"$([ "$expect" = errors ] && echo 4 || echo 20)"; fi
   } | flock "$SANITIZE_LOCK" cat  # one run's lines together
   rm -f "$log"
   exit 0

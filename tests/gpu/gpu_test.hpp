@@ -20,6 +20,13 @@ inline bool gpu_required() {
   return v && std::strcmp(v, "0") != 0 && *v;
 }
 
+// Set by scripts/sanitize.sh: instrumentation slows every launch, so a test leaves out a
+// comparison of times there (and only that).
+inline bool under_sanitizer() {
+  const char* v = std::getenv("KBENCH_UNDER_SANITIZER");
+  return v && std::strcmp(v, "0") != 0 && *v;
+}
+
 }  // namespace kbench::test
 
 #define KB_REQUIRE_GPU()                                                                  \

@@ -35,11 +35,11 @@ TEST(Runner, RunsAnExperimentOfItsOwn) {
     EXPECT_TRUE(rec.check.passed);
     EXPECT_GT(rec.median_us, 0);
     // Every sample carries its visit's floor: an empty kernel in the record's mode, below an
-    // 8 MiB copy's time.
+    // 8 MiB copy's time (not under a sanitizer, which slows the launch more than the copy).
     ASSERT_EQ(rec.sample_floor_us.size(), rec.samples_us.size()) << rec.variant << " " << rec.timer;
     for (const double floor : rec.sample_floor_us) {
       EXPECT_GT(floor, 0) << rec.variant << " " << rec.timer;
-      EXPECT_LT(floor, rec.median_us) << rec.variant << " " << rec.timer;
+      if (!test::under_sanitizer()) EXPECT_LT(floor, rec.median_us) << rec.variant << " " << rec.timer;
     }
   }
   // Pooled per cache mode and timer: cold events and cold graph, each from the two visits.
