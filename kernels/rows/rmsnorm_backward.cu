@@ -310,7 +310,7 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
 template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum>
 __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
-                                void* dw_out, unsigned* barrier, bool prefetch) {
+                                void* dw_out, unsigned* barrier) {
   static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float2 scratch[32];
@@ -350,15 +350,6 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
       hv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(hr, v, width) : make_uint4(0, 0, 0, 0);
       dyv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(dyr, v, width) : make_uint4(0, 0, 0, 0);
       if constexpr (kEarlyDh) dhv[k] = v < nvec ? load_cols<T, Cache::last_use, Aligned>(dhr, v, width) : make_uint4(0, 0, 0, 0);
-    }
-    // The slot's next row into L2 while this one's loads are out (prefetch_l2): two rows in
-    // flight a slot instead of one, at no cost in registers.
-    const std::int64_t next = row + static_cast<std::int64_t>(gridDim.x) * rows_per_block;
-    if (Aligned && prefetch && next < rows) {
-      const auto bytes = static_cast<unsigned>(width * sizeof(T));
-      prefetch_l2(static_cast<const T*>(t.h) + row_offset(next, t.h_stride), bytes, lane, lanes);
-      prefetch_l2(static_cast<const T*>(t.dy) + row_offset(next, t.dy_stride), bytes, lane, lanes);
-      if constexpr (WithDh) prefetch_l2(static_cast<const T*>(t.dh) + row_offset(next, t.dh_stride), bytes, lane, lanes);
     }
     float ss = 0.0f, sg = 0.0f;  // sum h^2 and sum g h; zero bits are +0 in every dtype
 #pragma unroll
@@ -872,7 +863,7 @@ DwWay default_dw_way(const Case& c) {
 
 // The resident kernel for T, K and the case's flags, with its blocks and shared memory.
 struct ResidentLaunch {
-  void (*kernel)(Tensors, std::int64_t, int, int, float, float*, void*, unsigned*, bool);
+  void (*kernel)(Tensors, std::int64_t, int, int, float, float*, void*, unsigned*);
   ResidentGrid grid;
   std::size_t shared;
 };
@@ -964,7 +955,6 @@ struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
   std::optional<DwWay> dw_way;  // the resident plan's: default_dw_way unless a variant names one
-  bool prefetch = true;         // the resident kernel's next rows into L2 (no_prefetch: off)
 
   template <class T, int K>
   void resident() const {
@@ -980,7 +970,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
     const LaunchShape shape{.grid = dim3(l.grid.blocks), .block = dim3(static_cast<unsigned>(plan.threads)),
                             .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster};
     KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial,
-                      dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier, prefetch));
+                      dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier));
     if (dw && !way.grid_sum) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
   }
   template <class T>
@@ -1053,16 +1043,6 @@ void launch_dw_way(const LaunchArgs& a) {
   const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
   RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
   k.dw_way = DwWay{Registers, GridSum};
-  launch_row_plan(kRules, plan, a, k);
-}
-
-// auto without the resident kernel's prefetch of its next rows (kept beside auto while measured).
-void launch_no_prefetch(const LaunchArgs& a) {
-  const RowGeometry g = checked_geometry(a);
-  if (g.rows == 0 || g.width == 0) return;
-  const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
-  RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.prefetch = false;
   launch_row_plan(kRules, plan, a, k);
 }
 
@@ -1141,10 +1121,7 @@ void register_rmsnorm_backward(Registry& r) {
                                  launch_dw_way<true, false>),
                     row_baseline(def.op.name, "dw_registers_grid_sum",
                                  "auto's plan, dw in registers, summed in the kernel after a grid barrier (auto's with dh)",
-                                 auto_workspace, launch_dw_way<true, true>),
-                    row_baseline(def.op.name, "no_prefetch",
-                                 "auto without the resident kernel's prefetch of each block's next rows into L2",
-                                 auto_workspace, launch_no_prefetch)}) {
+                                 auto_workspace, launch_dw_way<true, true>)}) {
     v.baseline = false;
     r.add_variant(std::move(v));
   }

@@ -110,21 +110,6 @@ __device__ __forceinline__ uint4 load16(const T* p, bool vec_ok) {
   return r.u;
 }
 
-// Asks L2 for `bytes` bytes at p (16-byte aligned, a multiple of 16) without loading them: a
-// resident block names its next row while this one's loads are in flight, so that the next
-// row's loads find it in L2. It costs no registers, which is what holds rows in flight (the
-// resident kernels' registers bound their blocks per SM, and a block has one row's loads out at
-// a time). On sm_90 one thread hands the whole row to the copy engine; elsewhere the lanes name
-// a 128-byte line each.
-__device__ __forceinline__ void prefetch_l2(const void* p, unsigned bytes, int lane, int lanes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (lane == 0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes));
-#else
-  for (unsigned off = static_cast<unsigned>(lane) * 128u; off < bytes; off += static_cast<unsigned>(lanes) * 128u)
-    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(static_cast<const char*>(p) + off));
-#endif
-}
-
 // K strided 16-byte loads, vectors first, first + step, ..., all issued before any is used:
 // an index past `last` loads vector `last` again (the caller adds nothing for it). With a
 // guarded load per vector, ptxas added each vector before issuing the next load, so K loads
