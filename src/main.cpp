@@ -28,6 +28,7 @@ void say(const char* prefix, const char* message) {
 int main(int argc, char** argv) {
   kbench::keep_freed_host_memory();  // before anything large is allocated
   kbench::set_process_argv(argc, argv);
+  kbench::log_to_stderr();  // stdout is the command's product alone: `--format json > out.json` parses
   CLI::App app{"kbench: honest, repeatable experiments on CUDA kernels"};
   app.require_subcommand(1);
   app.set_version_flag("-V,--version", std::function<std::string()>(kbench::version_text),
@@ -37,9 +38,6 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "More log output (repeat for debug)");
   app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
   app.parse_complete_callback([&] {
-    // A log message clears a progress line drawn on the terminal before it is written.
-    for (auto& sink : spdlog::default_logger()->sinks()) sink = kbench::progress_clearing_sink(sink);
-    spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
     spdlog::set_level(quiet ? spdlog::level::warn
                       : verbose >= 2 ? spdlog::level::trace
                       : verbose == 1 ? spdlog::level::debug

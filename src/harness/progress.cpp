@@ -67,17 +67,7 @@ ProgressOutput stderr_progress() {
   out.line = &std::cerr;
   if (winsize ws{}; out.terminal && ioctl(fileno(stderr), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
     out.width = ws.ws_col - 1;  // a line as wide as the terminal wraps on some, and "\r" then misses its start
-  // Not the default logger: kbench's log messages go to stdout with its tables (spdlog's default
-  // sink), and progress must stay off stdout (the H200's GPU test found the phase lines there).
-  out.log = [](const std::string& line) {
-    if (!spdlog::should_log(spdlog::level::info)) return;  // --quiet
-    static const std::shared_ptr<spdlog::logger> to_stderr = [] {
-      auto l = std::make_shared<spdlog::logger>("progress", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
-      l->set_pattern("[%H:%M:%S] %^%l%$ %v");  // as main.cpp sets the default logger's
-      return l;
-    }();
-    to_stderr->info("{}", line);
-  };
+  out.log = [](const std::string& line) { spdlog::info("{}", line); };  // to stderr (log_to_stderr); not under -q
   out.now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   return out;
 }
@@ -146,6 +136,16 @@ void PhaseProgress::finish(const std::string& note) {
 
 std::shared_ptr<spdlog::sinks::sink> progress_clearing_sink(std::shared_ptr<spdlog::sinks::sink> inner) {
   return std::make_shared<ClearingSink>(std::move(inner));
+}
+
+void log_to_stderr() {
+  // spdlog's own default logger writes to stdout, where `kbench run --format json > out.json`
+  // would find its log lines among the records.
+  auto logger = std::make_shared<spdlog::logger>(
+      "", progress_clearing_sink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
+  logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
+  logger->set_level(spdlog::get_level());
+  spdlog::set_default_logger(std::move(logger));
 }
 
 }  // namespace kbench

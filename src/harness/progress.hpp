@@ -4,8 +4,9 @@
 // On a terminal a phase redraws one line in place (phase, done/total, elapsed, and an ETA from
 // the phase's rate so far), at most ten times a second, and clears it when it ends; anywhere else
 // (a log, CI, a worker under --isolate or --devices) nothing is drawn. Either way each phase ends
-// with one log line: its name, how many items, how many seconds. A log message written while a
-// line is drawn clears it first (progress_clearing_sink), so the two never share a row.
+// with one log line (on stderr, as every log message: log_to_stderr): its name, how many items,
+// how many seconds. A log message written while a line is drawn clears it first
+// (progress_clearing_sink), so the two never share a row.
 //
 // The clock, the line's stream and the log are given in ProgressOutput so that the CPU tests
 // drive a phase with made-up times (tests/cpu/test_progress.cpp).
@@ -78,5 +79,11 @@ class PhaseProgress {
 // A sink for spdlog's default logger that clears a drawn progress line before it writes each
 // message, and otherwise does what `inner` does.
 std::shared_ptr<spdlog::sinks::sink> progress_clearing_sink(std::shared_ptr<spdlog::sinks::sink> inner);
+
+// Makes spdlog's default logger write to stderr, through progress_clearing_sink, as
+// "[HH:MM:SS] level message": every log message and phase line of the process goes there, and
+// stdout carries only a command's product (its table, csv or json, the plan, the report).
+// Called first thing by main() and by the Python module; the level stays spdlog's global one.
+void log_to_stderr();
 
 }  // namespace kbench

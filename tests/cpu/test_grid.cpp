@@ -271,11 +271,14 @@ TEST(Fit, TheCommandWritesAFitResultThatTheReportReads) {
   const auto a = write_result(synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0); }, "t0"), dir.path());
   const auto b = write_result(synthetic_grid(kFitOp, kRows, kWidths, [](auto r, auto w, const auto& p) { return split_wins(r, w, p, 0.05); }, "t1"), dir.path());
   const auto out = dir.path() / "out";
-  const test::CommandResult o = test::run_kbench("--quiet fit " + a.string() + " " + b.string() + " --out " + out.string());
+  const test::CommandResult o = test::run_kbench("fit " + a.string() + " " + b.string() + " --out " + out.string());
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("Decision: adopt"), std::string::npos) << o.out;
   ASSERT_TRUE(std::filesystem::exists(out / "fit"));
   const auto file = std::filesystem::directory_iterator(out / "fit")->path();
+  // The decision on stdout, the log line naming the file on stderr.
+  EXPECT_EQ(o.out.find("wrote "), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("] info wrote " + file.string()), std::string::npos) << o.err;
   const Result fit = read_result(file);
   EXPECT_EQ(fit.experiment, "fit");
   const std::string md = build_report({{file.string(), fit}, {a.string(), read_result(a)}}, ReportFilter{});

@@ -234,6 +234,8 @@ TEST(Merge, TheCommandWritesOneFile) {
   const auto r = test::run_kbench("merge" + args + " --out " + test::shell_quoted(out));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "merged 3 shard(s) of 3 (plan 0123456789ab): 14 records")) << r.out;
+  EXPECT_EQ(test::line_count(r.out), 1) << "stdout is the summary alone, the log on stderr: " << r.out;
+  EXPECT_TRUE(has(r.err, "] info wrote " + (out / "sweep").string())) << r.err;
   int files = 0;
   for (const auto& e : fs::directory_iterator(out / "sweep")) {
     const Result m = read_result(e.path());

@@ -154,5 +154,24 @@ TEST(OutputFormats, RunAndReportCsvAndJsonAgree) {
   EXPECT_EQ(json::parse(report.out), j);
 }
 
+// stdout is a command's product alone, every log line on stderr, so that `kbench run --format
+// json > out.json` parses (issue 20). A dry run with the example plugin logs the plugin it loaded
+// (info) and prints its plan: while spdlog's default logger wrote to stdout that line came first
+// in the plan. (run's --format json itself needs a GPU: tests/gpu/test_run_formats.cpp.)
+TEST(OutputFormats, StdoutIsTheProductAndTheLogGoesToStderr) {
+  const test::CommandResult d = test::run_kbench("run --dry-run --op row_sum --dtype float32 --shape 64x1024 --plugin " +
+                                                 test::shell_quoted(KBENCH_EXAMPLE_PLUGIN));
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(d.out.rfind("dry run of experiment 'sweep'", 0), 0u) << d.out;
+  EXPECT_EQ(d.out.find("] info "), std::string::npos) << d.out;
+  EXPECT_NE(d.err.find("] info plugin row_sum_example ("), std::string::npos) << d.err;
+  // A warning too: the default config has no row_sum case, and the plan says so on stderr.
+  const test::CommandResult w = test::run_kbench("run --dry-run --plugin " + test::shell_quoted(KBENCH_EXAMPLE_PLUGIN));
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_EQ(w.out.rfind("dry run of experiment 'sweep'", 0), 0u) << w.out;
+  EXPECT_EQ(w.out.find("runs in no case"), std::string::npos) << w.out;
+  EXPECT_NE(w.err.find("] warning plugin.warp_per_row runs in no case of this plan"), std::string::npos) << w.err;
+}
+
 }  // namespace
 }  // namespace kbench

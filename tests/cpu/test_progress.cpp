@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -133,23 +134,29 @@ TEST(Progress, ALogMessageClearsTheDrawnLineFirst) {
   EXPECT_EQ(f.line.str(), before) << "an ended phase's line is not cleared again";
 }
 
-// The real output's phase lines go to stderr, never stdout (kbench's log messages and tables go
-// to stdout); --quiet (the warn level) leaves them out. On the H200 the GPU test found them on
-// stdout while they went through the default logger.
-TEST(Progress, ThePhaseLinesOfTheRealOutputGoToStderr) {
+// The real output, set up as main() sets it (log_to_stderr): the phase lines and every other log
+// message go to stderr, never stdout (the table, csv or json); --quiet (the warn level) leaves
+// the phase lines out. On the H200 the GPU test found them on stdout while spdlog's default
+// logger wrote there.
+TEST(Progress, ThePhaseLinesAndLogMessagesOfTheRealOutputGoToStderr) {
+  const std::shared_ptr<spdlog::logger> before = spdlog::default_logger();
+  log_to_stderr();
   const ProgressOutput out = stderr_progress();
   ASSERT_TRUE(out.log);
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
   out.log("timing: 3 visits in 0.1 s");
+  spdlog::warn("a warning of the run");
   spdlog::set_level(spdlog::level::warn);
   out.log("checking: 1 cases in 0.1 s");
   spdlog::set_level(spdlog::level::info);
   std::fflush(nullptr);
   const std::string stdout_text = testing::internal::GetCapturedStdout();
   const std::string stderr_text = testing::internal::GetCapturedStderr();
+  spdlog::set_default_logger(before);  // the other tests' logger, as they found it
   EXPECT_EQ(stdout_text, "");
-  EXPECT_NE(stderr_text.find("timing: 3 visits in 0.1 s\n"), std::string::npos) << stderr_text;
+  EXPECT_NE(stderr_text.find("] info timing: 3 visits in 0.1 s\n"), std::string::npos) << stderr_text;
+  EXPECT_NE(stderr_text.find("] warning a warning of the run\n"), std::string::npos) << stderr_text;
   EXPECT_EQ(stderr_text.find("checking:"), std::string::npos) << "a line under --quiet: " << stderr_text;
 }
 

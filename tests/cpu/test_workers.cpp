@@ -459,13 +459,17 @@ TEST(Workers, DevicesRefuseWorkersThatRanAnotherPlan) {
 }
 
 // The real binary on a machine without a GPU: its worker refuses for want of a device, and the
-// parent says so in one line, exit 2, having written nothing.
+// parent ends on one line saying so (after its log of the worker, on stderr too), exit 2, having
+// written nothing.
 TEST(Workers, TheRunCommandWithoutAGpuEndsInOneLine) {
   const fs::path out = test::fresh_temp_dir();
   const auto r = test::run_kbench("run --op add --shape 1024 --visits 1 --samples 1 --devices 0 --out " + test::shell_quoted(out));
   if (r.exit_code == 0) GTEST_SKIP() << "a GPU is visible: the run ran";
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("kbench: error: worker 0/1 (device 0) refused its input"), std::string::npos) << r.err;
+  ASSERT_GE(r.err.size(), 2u);
+  const std::size_t last_line = r.err.rfind('\n', r.err.size() - 2) + 1;  // npos + 1: the only line
+  EXPECT_EQ(r.err.find("kbench: error: worker 0/1 (device 0) refused its input"), last_line) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_TRUE(fs::is_empty(out));
   fs::remove_all(out);
 }

@@ -39,9 +39,10 @@ std::string signal_state(pid_t pid) {
   return out;
 }
 
-// Runs kbench with `args` (no shell), its stdout and stderr read line by line (spdlog's lines
-// go to stdout: reading stderr alone, the cue never came and no signal was sent, on the H200 at
-// ee2b825 and 8321555); SIGINT goes to it `delay` after the first line containing `cue`.
+// Runs kbench with `args` (no shell), its stdout and stderr read line by line together (the cue,
+// a log line, is on stderr since main's log_to_stderr; while spdlog wrote to stdout, reading
+// stderr alone the cue never came, on the H200 at ee2b825 and 8321555); SIGINT goes to it
+// `delay` after the first line containing `cue`.
 Finished run_and_interrupt(const std::vector<std::string>& args, const std::string& cue, std::chrono::seconds delay) {
   int pipe_fd[2];
   if (pipe(pipe_fd) != 0) return {};
