@@ -211,8 +211,7 @@ def module_case(case, index: int, seed: int) -> dict:
     """One case for kbench.time_cases. Its first input set is made here, for the reference and
     the tolerance: per output, |out - ref| <= rtol |ref| + atol with atol = (rtol + 2 sqrt(terms)
     eps32) max|ref|, a few ulp at the output's largest value plus float32 summation error."""
-    generator = torch.Generator(device="cuda")
-    generator.manual_seed(seed * 1_000_003 + index)
+    generator = torch.Generator(device="cuda").manual_seed(seed * 1_000_003 + index)
     first = [make_inputs(case, generator)]
     rtol = RTOL[case.dtype]
     atol = [(rtol + 2 * math.sqrt(terms) * FLOAT32_EPS) * ref.abs().max().item()
@@ -228,7 +227,8 @@ def module_case(case, index: int, seed: int) -> dict:
 
 def import_kbench():
     """The module from PYTHONPATH, else from this checkout's build folders (build-gpu first)."""
-    sys.path += [str(p) for p in (REPO_ROOT / "build-gpu", *sorted(REPO_ROOT.glob("build*"))) if any(p.glob("kbench.cpython-*.so"))]
+    folders = (REPO_ROOT / "build-gpu", *sorted(REPO_ROOT.glob("build*")))
+    sys.path += [str(f) for f in folders if any(f.glob("kbench.cpython-*.so"))]  # after PYTHONPATH's
     try:
         import kbench
     except ImportError:
