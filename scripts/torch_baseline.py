@@ -1,40 +1,38 @@
 #!/usr/bin/env python3
 """PyTorch side by side: kbench's ops as PyTorch computes them, timed by kbench's own harness.
 
-Reads a sweep config as `kbench run --config` does and times its (op, dtype, shape) cases with
-PyTorch: `torch.eager` (the plain op or composition), `torch.rms_norm` (F.rms_norm) and
-`torch.compile` (the eager function compiled, dynamic=False); the training steps run the forward
-on leaf tensors that require grad, then torch.autograd.grad. The schema v1 result is what
-`kbench report` sets beside kbench's own run (docs/torch-comparison.md):
+Times a sweep config's cases with PyTorch: `torch.eager` (the plain op or composition),
+`torch.rms_norm` (F.rms_norm) and `torch.compile` (the eager function compiled, dynamic=False);
+the training steps run the forward on leaf tensors that require grad, then torch.autograd.grad.
+`kbench report` sets the result beside kbench's own run (docs/torch-comparison.md):
 
     python3 scripts/torch_baseline.py --config configs/sweep.json --out results/sweep
 
 This file holds the PyTorch definitions of the ops, their float64 references and tolerances, and
-nothing of the method: checking, timing and recording are the Python module kbench's
-(docs/python.md), found on PYTHONPATH or in this checkout's build folders.
+nothing of the method: the cases, with their parameters, bytes and flops, are kbench's own plan
+(kbench.plan); checking, timing and recording are the Python module kbench's (docs/python.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import math
 import sys
 import types
-from dataclasses import dataclass
 from pathlib import Path
 
 PROG = "torch_baseline.py"
 SCRIPT_PATH = Path(__file__).resolve()
 REPO_ROOT = SCRIPT_PATH.parent.parent
 SCRIPT_NAME = "scripts/torch_baseline.py"
-DTYPES = ("float32", "float16", "bfloat16")
-DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
-# The ops this script knows, with the rank of their shape: [n], [rows, cols] or [M, N, K].
-SHAPE_RANK = {"copy": 1, "add": 1, "row_sum": 2, "softmax": 2, "softmax_backward": 2, "rmsnorm": 2,
-              "rmsnorm_backward": 2, "softmax_step": 2, "rmsnorm_step": 2, "gemm": 3}
-STEP_OPS = ("softmax_step", "rmsnorm_step")
 RMSNORM_EPS = 1e-6
+# The parameters the PyTorch code below computes, per op (kbench's plan states every parameter
+# of a case); a case asking for others would compare different work. Ops not named take none.
+TIMED_PARAMS = {"rmsnorm": {"eps": RMSNORM_EPS},
+                "rmsnorm_backward": {"eps": RMSNORM_EPS, "dh": 0, "frozen": 0},  # no residual gradient, with dw
+                "rmsnorm_step": {"eps": RMSNORM_EPS, "dh": 1, "frozen": 0}}      # with dh and dw: the defaults
 # Relative tolerance per dtype: a few units in the last place of the output. float32 gets more
 # (about 80 ulp) because torch.compile's exp and rsqrt are approximate instructions.
 RTOL = {"float32": 1e-5, "float16": 4 * 2.0 ** -10, "bfloat16": 4 * 2.0 ** -7}
@@ -47,103 +45,30 @@ class UsageError(Exception):
     """Bad input: one line on stderr, exit status 2."""
 
 
-@dataclass(frozen=True)
-class Case:
-    op: str
-    dtype: str
-    shape: tuple
-    params: tuple = ()  # (name, value) pairs, sorted: what check_params says is timed
-
-    def label(self) -> str:
-        return f"{self.op} {self.dtype} {'x'.join(map(str, self.shape))}"
-
-
 def variants_for(op: str) -> list:
-    if op == "copy":
-        return ["torch.eager"]  # the memcpy-equivalent roofline: nothing to compile
-    return ["torch.eager", "torch.rms_norm", "torch.compile"] if op == "rmsnorm" else ["torch.eager", "torch.compile"]
+    return {"copy": ["torch.eager"],  # the memcpy-equivalent roofline: nothing to compile
+            "rmsnorm": ["torch.eager", "torch.rms_norm", "torch.compile"]}.get(op, ["torch.eager", "torch.compile"])
 
 
-def check_params(op: str, params: dict, where: str) -> tuple:
-    """The op's parameters that PyTorch's composition here computes (a config asking for others
-    would compare different work), all of them, as kbench's records state them for a report."""
-    wanted = {"eps": RMSNORM_EPS, "dh": 1, "frozen": 0} if op.startswith("rmsnorm") else {}
-    if not wanted and params:
-        raise UsageError(f"{where}: {op} takes no parameters, got {params}")
-    actual = dict(wanted, **params)
-    if op == "rmsnorm":
-        actual.pop("dh"), actual.pop("frozen")
-    if set(actual) - set(wanted) or actual.get("eps", RMSNORM_EPS) != RMSNORM_EPS:
-        raise UsageError(f"{where}: this script times {op} with eps {RMSNORM_EPS} only, got {params}")
-    if op == "rmsnorm_backward" and (actual["dh"] != 0 or actual["frozen"] != 0):
-        raise UsageError(f"{where}: this script times rmsnorm_backward without dh and with dw "
-                         f"(params dh 0, frozen 0), got {params}")
-    if op == "rmsnorm_step" and (actual["dh"] != 1 or actual["frozen"] != 0):
-        raise UsageError(f"{where}: this script times rmsnorm_step with the residual gradient dh "
-                         f"and with dw (params dh 1, frozen 0: the defaults), got {params}")
-    return tuple(sorted((name, float(value)) for name, value in actual.items()))
-
-
-def load_plan(args, kbench) -> dict:
-    """The config as kbench reads it (kbench.read_sweep_config), narrowed to the cases this
-    script knows and the command line's filters and overrides."""
+def plan_cases(args, kbench) -> dict:
+    """The config's cases as kbench plans them (kbench.plan: its reader, filters and overrides,
+    every parameter, the bytes and flops its records count), less the ops this script lacks."""
+    overrides = {name: getattr(args, name) for name in ("cache", "timer", "visits", "samples", "seed")}
     try:
-        config = kbench.read_sweep_config(args.config)
-    except ValueError as e:
+        plan = kbench.plan(args.config, ops=args.ops, dtypes=args.dtype, **overrides)
+    except ValueError as e:  # kbench's own line
         raise UsageError(str(e)) from None
-    where = f"config '{args.config}'"
-    cases, skipped = [], []
-    for i, entry in enumerate(config["cases"]):
-        op = entry["op"]
-        for j, shape in enumerate(entry["shapes"]):
-            if op in SHAPE_RANK and len(shape) != SHAPE_RANK[op]:
-                raise UsageError(f"{where}: '/cases/{i}/shapes/{j}': {op} takes {SHAPE_RANK[op]} dimensions, got {len(shape)}")
-        if op not in SHAPE_RANK:
-            skipped.append(op)
-            continue
-        params = check_params(op, entry["params"], f"{where}: '/cases/{i}/params'")
-        cases += [Case(op, dtype, tuple(shape), params) for dtype in entry["dtypes"] for shape in entry["shapes"]]
-    cases = [c for c in cases if (not args.ops or c.op in args.ops) and (not args.dtype or c.dtype in args.dtype)]
-    cases = list(dict.fromkeys(cases))  # a case listed twice is timed once
-    if not cases:
-        raise UsageError(f"{where}: no cases left to time (after --ops/--dtype and skipped ops)")
-    modes = {"both": None, "all": ["events", "graph", "cupti"]}
-    plan = dict(config, cases=cases, skipped=list(dict.fromkeys(skipped)))
-    if args.cache:
-        plan["cache"] = ["cold", "warm"] if args.cache == "both" else [args.cache]
-    if args.timer:
-        plan["timer"] = ["events", "graph"] if args.timer == "both" else modes.get(args.timer) or [args.timer]
-    for name in ("visits", "samples", "seed"):
-        value = getattr(args, name)
-        if value is not None:
-            if value < (0 if name == "seed" else 1):
-                raise UsageError(f"--{name} must be a whole number of at least {0 if name == 'seed' else 1}, got {value}")
-            plan[name] = value
+    cases = [types.SimpleNamespace(**c) for c in plan["cases"]]  # case.op, .dtype, .shape, .params, .bytes, .flops
+    known = EAGER.keys() | STEP_FORWARD.keys()
+    plan["skipped"] = list(dict.fromkeys(c.op for c in cases if c.op not in known))
+    plan["cases"] = [c for c in cases if c.op in known]
+    for c in plan["cases"]:
+        if c.params != TIMED_PARAMS.get(c.op, {}):
+            raise UsageError(f"config '{args.config}': this script times {c.op} with parameters "
+                             f"{TIMED_PARAMS.get(c.op, {})} only, got {c.params}")
+    if not plan["cases"]:
+        raise UsageError(f"config '{args.config}': no cases left to time (after --ops/--dtype and skipped ops)")
     return plan
-
-
-def bytes_moved(case: Case) -> int:
-    """The bytes an op must move: each input read once, each output written once."""
-    s = DTYPE_BYTES[case.dtype]
-    if case.op == "gemm":
-        m, n, k = case.shape
-        return (m * k + k * n + m * n) * s
-    if len(case.shape) == 1:
-        return {"copy": 2, "add": 3}[case.op] * case.shape[0] * s
-    rows, cols = case.shape
-    return s * {
-        "row_sum": rows * cols + rows, "softmax": 2 * rows * cols,
-        "softmax_backward": 3 * rows * cols,             # read y and dy, write dx
-        "rmsnorm": 4 * rows * cols + cols,               # read x, r, w; write h, y
-        "rmsnorm_backward": 3 * rows * cols + 2 * cols,  # read h, w, dy; write dh, dw
-        # The steps: the sum of their two ops' bytes, as kbench counts them.
-        "softmax_step": (2 + 3) * rows * cols,
-        "rmsnorm_step": (4 * rows * cols + cols) + (4 * rows * cols + 2 * cols),  # + dh read
-    }[case.op]
-
-
-def flops_done(case: Case) -> int:
-    return 2 * math.prod(case.shape) if case.op == "gemm" else 0
 
 
 # --- the ops in PyTorch: what a PyTorch user would write; torch.compile compiles the same ------
@@ -205,9 +130,9 @@ def own_code_copy(fn):
     return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
-def build_function(case: Case, variant: str):
+def build_function(case, variant: str):
     # dynamic=False: one kernel specialised per shape, as the user who compiles for a fixed shape gets.
-    if case.op in STEP_OPS:
+    if case.op in STEP_FORWARD:
         forward = STEP_FORWARD[case.op]
         if variant == "torch.compile":
             forward = torch.compile(own_code_copy(forward), dynamic=False)
@@ -245,7 +170,7 @@ def reference(op: str, inputs) -> tuple:
     return (h, y, dh_norm + dh.double(), dw)
 
 
-def reduction_lengths(case: Case) -> tuple:
+def reduction_lengths(case) -> tuple:
     """How many terms each output element sums: rounding error grows with its square root."""
     if case.op == "gemm" or len(case.shape) == 1:
         return (case.shape[2] if case.op == "gemm" else 1,)
@@ -254,7 +179,7 @@ def reduction_lengths(case: Case) -> tuple:
             "rmsnorm_backward": (cols, rows), "softmax_step": (cols, cols), "rmsnorm_step": (1, cols, cols, rows)}[case.op]
 
 
-def make_inputs(case: Case, generator) -> tuple:
+def make_inputs(case, generator) -> tuple:
     """Fresh random inputs (never zeros), in the case's dtype, on the current GPU."""
     dtype = getattr(torch, case.dtype)
 
@@ -282,19 +207,18 @@ def make_inputs(case: Case, generator) -> tuple:
                 randn(rows, cols), randn(rows, cols))
 
 
-def module_case(case: Case, index: int, seed: int) -> dict:
+def module_case(case, index: int, seed: int) -> dict:
     """One case for kbench.time_cases. Its first input set is made here, for the reference and
     the tolerance: per output, |out - ref| <= rtol |ref| + atol with atol = (rtol + 2 sqrt(terms)
     eps32) max|ref|, a few ulp at the output's largest value plus float32 summation error."""
-    generator = torch.Generator(device="cuda")
-    generator.manual_seed(seed * 1_000_003 + index)
+    generator = torch.Generator(device="cuda").manual_seed(seed * 1_000_003 + index)
     first = [make_inputs(case, generator)]
     rtol = RTOL[case.dtype]
     atol = [(rtol + 2 * math.sqrt(terms) * FLOAT32_EPS) * ref.abs().max().item()
             for ref, terms in zip(reference(case.op, first[0]), reduction_lengths(case))]
     variants = {v: build_function(case, v) for v in variants_for(case.op)}
-    return {"fn": variants, "baseline": list(variants), "op": case.op, "dtype": case.dtype, "shape": list(case.shape),
-            "bytes": bytes_moved(case), "flops": flops_done(case), "params": dict(case.params),
+    return {"fn": variants, "baseline": list(variants), "op": case.op, "dtype": case.dtype, "shape": case.shape,
+            "bytes": case.bytes, "flops": case.flops, "params": case.params,  # as kbench's records count them
             # the first set, then fresh ones (cold graph rotation); the reference is computed again
             # when the module checks this case, so that one case's float64 tensors exist at a time
             "inputs": lambda: first.pop() if first else make_inputs(case, generator),
@@ -303,26 +227,23 @@ def module_case(case: Case, index: int, seed: int) -> dict:
 
 def import_kbench():
     """The module from PYTHONPATH, else from this checkout's build folders (build-gpu first)."""
-    for folder in [None, REPO_ROOT / "build-gpu", *sorted(REPO_ROOT.glob("build*"))]:
-        if folder is None or any(folder.glob("kbench.cpython-*.so")):
-            sys.path[:0] = [str(folder)] if folder else []
-            try:
-                import kbench
-                return kbench
-            except ImportError:
-                del sys.path[:1 if folder else 0]
-    raise UsageError(f"the Python module kbench is not built for {sys.executable} (docs/python.md: cmake --build "
-                     "build-gpu --target kbench_python, or put its folder on PYTHONPATH)")
+    folders = (REPO_ROOT / "build-gpu", *sorted(REPO_ROOT.glob("build*")))
+    sys.path += [str(f) for f in folders if any(f.glob("kbench.cpython-*.so"))]  # after PYTHONPATH's
+    try:
+        import kbench
+    except ImportError:
+        raise UsageError(f"the Python module kbench is not built for {sys.executable} (docs/python.md: cmake --build "
+                         "build-gpu --target kbench_python, or put its folder on PYTHONPATH)") from None
+    return kbench
 
 
 def require_torch(device: int) -> None:
     global torch
     try:
-        import torch as torch_module
+        torch = importlib.import_module("torch")
     except ImportError:
         raise UsageError(f"PyTorch is not installed for {sys.executable}; this script needs "
                          "torch with CUDA (--dry-run works without it)") from None
-    torch = torch_module
     if not torch.cuda.is_available():
         raise UsageError("no CUDA GPU visible to PyTorch: this script times on a GPU")
     if not 0 <= device < torch.cuda.device_count():
@@ -366,7 +287,7 @@ def parse_args(argv):
     parser.add_argument("--config", required=True, help="sweep config (configs/*.json)")
     parser.add_argument("--out", help="folder for the result file (required unless --dry-run)")
     parser.add_argument("--ops", nargs="+", help="only these ops")
-    parser.add_argument("--dtype", nargs="+", choices=DTYPES, help="only these dtypes")
+    parser.add_argument("--dtype", nargs="+", help="only these dtypes")
     parser.add_argument("--visits", type=int, help="visits per case (overrides the config)")
     parser.add_argument("--samples", type=int, help="samples per variant per visit")
     parser.add_argument("--seed", type=int, help="seed of the visit order and the inputs")
@@ -384,14 +305,14 @@ def main(argv: list) -> int:
     try:
         args = parse_args(argv[1:])
         kbench = import_kbench()
-        plan = load_plan(args, kbench)
+        plan = plan_cases(args, kbench)
         if not args.dry_run:
             require_torch(args.device)  # before the notes: no torch must be one line
         for op in plan["skipped"]:
             print(f"{PROG}: note: skipping op '{op}' (this script does not know it)", file=sys.stderr)
         if args.dry_run:
             for case in plan["cases"]:
-                print(f"{case.label()} {','.join(variants_for(case.op))}")
+                print(f"{case.op} {case.dtype} {'x'.join(map(str, case.shape))} {','.join(variants_for(case.op))}")
             print(f"{PROG}: {len(plan['cases'])} cases; cache {','.join(plan['cache'])}; timer "
                   f"{','.join(plan['timer'])}; {plan['visits']} visits x {plan['samples']} samples; "
                   f"seed {plan['seed']} (dry run: nothing timed)", file=sys.stderr)
@@ -400,11 +321,10 @@ def main(argv: list) -> int:
         stream = torch.cuda.Stream()  # the graph timer captures it: not the default stream
         with torch.inference_mode(), torch.cuda.stream(stream):
             cases = [module_case(case, i, plan["seed"]) for i, case in enumerate(plan["cases"])]
+            run = {name: plan[name] for name in ("cache", "timer", "visits", "samples", "seed", "experiment")}
             try:
-                result = kbench.time_cases(
-                    cases, stream=stream.cuda_stream, cache=plan["cache"], timer=plan["timer"], visits=plan["visits"],
-                    samples=plan["samples"], seed=plan["seed"], device=args.device, experiment=plan["experiment"],
-                    out=args.out, tag="torch", tool=SCRIPT_NAME, settings=caller_settings(args, plan))
+                result = kbench.time_cases(cases, stream=stream.cuda_stream, device=args.device, out=args.out, tag="torch",
+                                           tool=SCRIPT_NAME, settings=caller_settings(args, plan), **run)
             except ValueError as e:  # the module's one line: a case too small to rotate, an --out that is a file
                 raise UsageError(str(e)) from None
             except kbench.CheckError as e:  # every variant of every case failed its check: nothing timed

@@ -1,6 +1,7 @@
 // kbench run: the operator sweep (experiments/sweep.cpp), written to <out>/<experiment>/.
 // --dry-run prints the plan instead (harness/dry_run.hpp): after the same validation, with no
-// GPU needed and nothing written. --shard i/n runs one shard of the plan (harness/shard.hpp);
+// GPU needed and nothing written (with --format json, as data: the whole plan, shards aside, each
+// case with the bytes and flops its records count). --shard i/n runs one shard of the plan (harness/shard.hpp);
 // --devices runs every shard, one worker process per GPU, and merges them (cli/devices_run.hpp).
 #include <spdlog/spdlog.h>
 
@@ -79,12 +80,18 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"md", "csv", "json"}));
   sub->add_flag("--dry-run", *dry_run,
                 "Print the plan (cases, variants and skips, samples, an estimate of the time) and exit; "
-                "needs no GPU, writes nothing");
+                "needs no GPU, writes nothing. With --format json: the whole plan as data, each case with "
+                "its parameters, bytes and flops (kbench/plan/v1)");
   sub->callback([opts, shards, dry_run, format, sub] {
     const SweepSettings s = resolve_sweep_settings(*opts);
     const ShardRequest req = resolve_shard_options(*shards, *sub, s.device);
     // sweep_experiment validates ops, variants and shapes before any device is looked at.
     const Experiment whole = sweep_experiment(s);
+    if (*dry_run && *format == "json") {  // the whole plan as data, for programs (harness/dry_run.hpp)
+      std::fputs((plan_json(whole).dump(2) + "\n").c_str(), stdout);
+      end_with_plugin_refusals(s.plugins);
+      return;
+    }
     if (*dry_run) {
       print_dry_run(whole, req, s.device);
       end_with_plugin_refusals(s.plugins);

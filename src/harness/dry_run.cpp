@@ -173,4 +173,34 @@ std::string describe_plan(const Experiment& e, const DeviceLimits& dev, const st
   return out;
 }
 
+nlohmann::json plan_json(const Experiment& e) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const MeasuredCase& mc : e.cases) {
+    nlohmann::json variants = nlohmann::json::array();
+    for (const Launchable* v : mc.variants) variants.push_back(v->name);
+    // Counts as whole numbers where they are (every op's are): a record's bytes as a caller gives them.
+    const auto count = [](double v) {
+      return v == std::floor(v) && std::fabs(v) < 9.0e15 ? nlohmann::json(static_cast<std::int64_t>(v))
+                                                         : nlohmann::json(v);
+    };
+    cases.push_back({{"op", mc.c.op},
+                     {"dtype", dtype_name(mc.c.dtype)},
+                     {"shape", mc.c.shape},
+                     {"params", mc.c.params},
+                     {"bytes", count(mc.problem->bytes(mc.c))},
+                     {"flops", count(mc.problem->flops ? mc.problem->flops(mc.c) : 0.0)},
+                     {"variants", variants},
+                     {"skipped", mc.skipped}});
+  }
+  return {{"schema", "kbench/plan/v1"},
+          {"experiment", e.name},
+          {"description", e.settings.value("description", "")},
+          {"cache", e.how.caches},
+          {"timer", e.how.timers},
+          {"visits", e.how.visits},
+          {"samples", e.how.samples},
+          {"seed", e.how.seed},
+          {"cases", cases}};
+}
+
 }  // namespace kbench

@@ -48,4 +48,11 @@ PlanEstimate estimate_plan(const Experiment& e, const DeviceLimits& dev);
 // estimate and its model. `limits_source` says where `dev` came from.
 std::string describe_plan(const Experiment& e, const DeviceLimits& dev, const std::string& limits_source);
 
+// The plan as data (`kbench run --dry-run --format json`, {"schema": "kbench/plan/v1", ...}): the
+// experiment, its cache modes, timers, visits, samples and seed, and every case as it would be
+// recorded (op, dtype, shape, every parameter), with the bytes and flops its records count and the
+// variants timed and skipped. A program that times kbench's ops its own way reads its cases from
+// here, so that its records count what kbench's count (scripts/torch_baseline.py).
+nlohmann::json plan_json(const Experiment& e);
+
 }  // namespace kbench

@@ -9,6 +9,7 @@
 #include "harness/runner.hpp"
 #include "python/callable_run.hpp"
 #include "python/output_check.hpp"
+#include "python/plan_read.hpp"
 #include "python/sweep_config_read.hpp"
 #include "python/time_args.hpp"
 #include "record/result.hpp"
@@ -49,6 +50,7 @@ timers, the GPU load record, and schema-v1 results. The module imports no framew
     kbench.time_cases(cases, *, stream, ...) -> dict                   (several cases, one run)
     kbench.compare(output, reference, *, atol, rtol) -> dict           (the check alone)
     kbench.read_sweep_config(path) -> dict                             (a config, as kbench run reads it)
+    kbench.plan(config, *, ops=None, ...) -> dict                      (its cases, bytes and flops, as kbench plans them)
     kbench.validate_result(result)                                     (a dict or a file path)
     kbench.CheckError                                                  (outputs off the reference)
 
@@ -132,6 +134,17 @@ the config has none), cases as the config lists them, each {'op', 'dtypes', 'sha
 'params'} with dtypes ['float32'] where it names none. Raises ValueError (one line) for an
 unreadable file, bad JSON or a config the schema refuses.)";
 
+constexpr const char* kPlanDoc = R"(plan(config, *, ops=None, dtypes=None, cache=None, timer=None, visits=None, samples=None, seed=None) -> dict
+
+A sweep config's cases as `kbench run` plans them, from the kbench binary beside the module (else
+`kbench` on PATH): `kbench run --config CONFIG --dry-run --format json --no-roofline`, the other
+arguments passed as its --op, --dtype, --cache, --timer, --visits, --samples and --seed. Returns
+{'schema': 'kbench/plan/v1', 'experiment', 'description', 'cache', 'timer', 'visits', 'samples',
+'seed', 'cases'}, each case {'op', 'dtype', 'shape', 'params', 'bytes', 'flops', 'variants',
+'skipped'}: every parameter of the op (defaults filled in) and the bytes and flops kbench's own
+records count for it, to pass to kbench.time_cases as they are. Raises ValueError with kbench's
+own line for a config or an option kbench refuses (an unknown op among them).)";
+
 constexpr const char* kValidateDoc = R"(validate_result(result) -> None
 
 Checks a result against kbench's result schema (src/record/result.schema.json, compiled into the
@@ -206,6 +219,8 @@ PYBIND11_MODULE(kbench, m) {
         return to_python(python::read_sweep_config(file));
       },
       py::arg("path"), kReadConfigDoc);
+
+  m.def("plan", &python::read_plan, py::arg("config"), kPlanDoc);
 
   m.def(
       "validate_result",

@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cpu/run_command.hpp"
 #include "device/device_limits.hpp"
 #include "experiments/sweep.hpp"
 #include "harness/dry_run.hpp"
+#include "kernels/all_ops.hpp"
 #include "record/manifest.hpp"
 
 namespace kbench {
@@ -58,6 +61,39 @@ TEST(DryRun, QuickConfigListsItsCases) {
   EXPECT_TRUE(has(o, " cold  graph ")) << o;
   EXPECT_TRUE(has(o, "3x3")) << o;
   EXPECT_FALSE(has(o, "copy float32 268435456")) << "the config has copy cases: no roofline added\n" << o;
+}
+
+// --format json: the plan as data, stdout nothing else (no log line, not even without --quiet),
+// each case with every parameter and the registry's bytes and flops, the roofline cases included
+// (kbench.plan leaves them out with --no-roofline), skips listed with the reason.
+TEST(DryRun, JsonFormatIsThePlanAsData) {
+  const DryRun d = dry_run("--config " + config("rows.json") + " --op softmax --format json --visits 4 --cache both");
+  ASSERT_EQ(d.result.exit_code, 0) << d.result.err;
+  EXPECT_FALSE(d.wrote);
+  const nlohmann::json plan = nlohmann::json::parse(d.result.out);  // throws on anything but one JSON text
+  EXPECT_EQ(plan.at("schema"), "kbench/plan/v1");
+  EXPECT_EQ(plan.at("experiment"), "sweep");
+  EXPECT_EQ(plan.at("visits"), 4);
+  EXPECT_EQ(plan.at("cache"), nlohmann::json({"cold", "warm"}));
+  bool roofline = false, skip = false;
+  for (const nlohmann::json& got : plan.at("cases")) {
+    const Op& op = registry().op(got.at("op").get<std::string>());
+    const Case c = make_case(op, parse_dtype(got.at("dtype").get<std::string>()), got.at("shape").get<Shape>(),
+                             got.at("params").get<std::map<std::string, double>>());
+    SCOPED_TRACE(case_label(c));
+    EXPECT_EQ((got.at("params").get<std::map<std::string, double>>()), c.params);
+    EXPECT_EQ(got.at("bytes").get<double>(), op.bytes(c));
+    EXPECT_EQ(got.at("flops").get<double>(), op.flops(c));
+    EXPECT_FALSE(got.at("variants").empty());
+    roofline = roofline || (c.op == "copy" && c.shape == Shape{268435456});
+    for (const auto& why : got.at("skipped")) skip = skip || has(why.get<std::string>(), ": ");
+  }
+  EXPECT_TRUE(roofline) << "no copy among the cases: the 2^28 roofline copy is planned";
+  EXPECT_TRUE(skip) << "a softmax plan cannot take every width";
+  const DryRun bare = dry_run("--config " + config("rows.json") + " --op softmax --format json --no-roofline");
+  ASSERT_EQ(bare.result.exit_code, 0) << bare.result.err;
+  for (const nlohmann::json& got : nlohmann::json::parse(bare.result.out).at("cases"))
+    EXPECT_NE(got.at("op"), "stream") << "--no-roofline: no same-traffic stream cases";
 }
 
 TEST(DryRun, RowsConfigListsCasesAndSkips) {

@@ -111,6 +111,8 @@ class Api(unittest.TestCase):
             self.assertIn(keyword, first, keyword)
         self.assertIn("kbench.time_cases(cases", kbench.__doc__)
         self.assertTrue(kbench.read_sweep_config.__doc__.startswith("read_sweep_config(path)"))
+        self.assertTrue(kbench.plan.__doc__.startswith("plan(config, *, ops=None, dtypes=None, cache=None"))
+        self.assertIn("kbench.plan(config", kbench.__doc__)
         self.assertTrue(kbench.compare.__doc__.startswith("compare(output, reference, *, atol=0, rtol=0"))
         self.assertTrue(kbench.validate_result.__doc__.startswith("validate_result(result)"))
 
@@ -395,6 +397,54 @@ class ReadSweepConfig(unittest.TestCase):
                 self.assertIn(fragment, str(caught.exception))
         with self.assertRaisesRegex(ValueError, "path must be a file path"):
             kbench.read_sweep_config(3)
+
+
+class Plan(unittest.TestCase):
+    """kbench's own plan of a config, from the binary beside the module: what the PyTorch script
+    times. That its bytes, flops and parameters are the registry's ops' own is held by the C++ test
+    TorchScript.ModulePlanCountsAsKbenchsOps, which has the registry at hand."""
+
+    def test_a_shipped_config_with_overrides(self):
+        path = os.path.join(ROOT, "configs", "side_by_side_steps.json")
+        plan = kbench.plan(path, ops=["rmsnorm_step"], dtypes=["float16"], cache="both", timer="all", visits=5,
+                           samples=2, seed=0)
+        self.assertEqual(plan["schema"], "kbench/plan/v1")
+        self.assertEqual((plan["cache"], plan["timer"]), (["cold", "warm"], ["events", "graph", "cupti"]))
+        self.assertEqual((plan["visits"], plan["samples"], plan["seed"]), (5, 2, 0))
+        self.assertTrue(plan["cases"])
+        for case in plan["cases"]:
+            self.assertEqual((case["op"], case["dtype"]), ("rmsnorm_step", "float16"))
+            self.assertEqual(case["params"], {"eps": 1e-6, "dh": 1, "frozen": 0})  # every parameter, defaults in
+            rows, cols = case["shape"]  # rmsnorm then its backward with dh: (4 rows + 1) cols + (4 rows + 2) cols
+            self.assertEqual(case["bytes"], ((4 * rows + 1) * cols + (4 * rows + 2) * cols) * 2)
+            self.assertIsInstance(case["bytes"], int)
+
+    def test_no_roofline_cases(self):
+        plan = kbench.plan(os.path.join(ROOT, "tests", "data", "configs", "torch_dry_run.json"))
+        self.assertNotIn("stream", [c["op"] for c in plan["cases"]])
+        self.assertEqual([c["shape"] for c in plan["cases"] if c["op"] == "copy"], [[1048576]])
+
+    def test_refusals_are_kbenchs_one_line(self):
+        data = os.path.join(ROOT, "tests", "data", "configs")
+        for name, fragment in (("torch_bad_shape.json", "'/cases/0/shapes/0/1' must be a dimension"),
+                               ("no_such_config.json", "cannot read config")):
+            with self.subTest(name):
+                with self.assertRaises(ValueError) as caught:
+                    kbench.plan(os.path.join(data, name))
+                self.assertNotIn("\n", str(caught.exception))
+                self.assertFalse(str(caught.exception).startswith("kbench: "), str(caught.exception))
+                self.assertIn(fragment, str(caught.exception))
+        dry_run = os.path.join(data, "torch_dry_run.json")
+        for kwargs, fragment in ((dict(visits=0), "--visits"), (dict(ops=["not_an_op"]), "not_an_op"),
+                                 (dict(ops="softmax"), "ops must be a list"), (dict(visit=3), "unknown argument 'visit'"),
+                                 (dict(seed=1.5), "seed must be a string or a whole number")):
+            with self.subTest(kwargs):
+                with self.assertRaises(ValueError) as caught:
+                    kbench.plan(dry_run, **kwargs)
+                self.assertNotIn("\n", str(caught.exception))
+                self.assertIn(fragment, str(caught.exception))
+        with self.assertRaisesRegex(ValueError, "config must be a file path"):
+            kbench.plan(3)
 
 
 class ValidateResult(unittest.TestCase):

@@ -1,7 +1,8 @@
 // scripts/torch_baseline.py without a GPU or torch: --dry-run lists the cases of a config
 // (skipping ops it does not know) and exits 0; a malformed config exits 2 with one line, kbench's
-// own. The script reads configs and times through the Python module kbench (docs/python.md),
-// found beside the kbench binary; skipped when python3 is not on PATH or the module is not built.
+// own. The script takes its cases from kbench's plan (kbench.plan, the binary beside the module)
+// and times through the Python module kbench (docs/python.md), found beside the kbench binary;
+// skipped when python3 is not on PATH or the module is not built.
 #include <gtest/gtest.h>
 
 #include "cpu/run_command.hpp"
@@ -11,8 +12,12 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "core/dtype.hpp"
 #include "core/errors.hpp"
 #include "experiments/sweep_config.hpp"
+#include "kernels/all_ops.hpp"
 #include "record_temp_dir.hpp"
 
 namespace {
@@ -61,8 +66,8 @@ TEST(TorchScript, DryRunListsTheCasesOfTheConfig) {
             "softmax bfloat16 4x32769 torch.eager,torch.compile\n"
             "rmsnorm float32 128x32769 torch.eager,torch.rms_norm,torch.compile\n"
             "gemm bfloat16 1024x1024x1024 torch.eager,torch.compile\n");
-  // An op the script does not know is skipped with a note, not an error.
-  EXPECT_NE(r.err.find("skipping op 'not_an_op'"), std::string::npos) << r.err;
+  // An op the script does not know (kbench does) is skipped with a note, not an error.
+  EXPECT_NE(r.err.find("skipping op 'gemm_backward'"), std::string::npos) << r.err;
 }
 
 TEST(TorchScript, DryRunHonoursFilters) {
@@ -117,8 +122,8 @@ TEST(TorchScript, MalformedConfigExitsTwoWithOneLine) {
   }
 }
 
-// "Shared with the PyTorch script": the script reads configs through the module
-// (kbench.read_sweep_config), kbench's own reader, so it refuses what kbench refuses with kbench's
+// "Shared with the PyTorch script": the script reads configs through kbench's plan (kbench.plan:
+// `kbench run --dry-run`), kbench's own reader, so it refuses what kbench refuses with kbench's
 // own line, over every config text of the bad-input corpus that the config reader itself refuses.
 TEST(TorchScript, RefusesBadConfigsWithKbenchsLine) {
   if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH or the Python module is not built";
@@ -153,6 +158,48 @@ TEST(TorchScript, RefusesBadConfigsWithKbenchsLine) {
                                          " " + shell_quoted(list)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected);
+}
+
+// The script's cases come from kbench.plan (the kbench binary's plan): every registered op, in
+// every dtype, comes back with the parameters, bytes and flops the registry's op gives its case,
+// the counts kbench's own records carry, so that the script's records compare with kbench's.
+TEST(TorchScript, ModulePlanCountsAsKbenchsOps) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH or the Python module is not built";
+  const kbench::Shape shapes[] = {{}, {4096}, {64, 1000}, {64, 48, 128}};  // by rank: [n], [rows, cols], [M, N, K]
+  nlohmann::json config = {{"experiment", "sweep"}, {"cases", nlohmann::json::array()}};
+  for (const kbench::Op& op : kbench::registry().ops())
+    config["cases"].push_back({{"op", op.name}, {"dtypes", {"float32", "float16", "bfloat16"}},
+                               {"shapes", {shapes[op.shape_rank]}}});
+  TempDir dir;
+  const fs::path file = dir.write("every_op.json", config.dump());
+  const auto r = run_command(with_module("python3 -c 'import json, sys, kbench; print(json.dumps(kbench.plan(sys.argv[1])))' " +
+                                         shell_quoted(file)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json plan = nlohmann::json::parse(r.out);
+  ASSERT_EQ(plan.at("cases").size(), 3 * kbench::registry().ops().size()) << r.out;
+  for (const nlohmann::json& got : plan.at("cases")) {
+    const kbench::Op& op = kbench::registry().op(got.at("op").get<std::string>());
+    const kbench::Case c = kbench::make_case(op, kbench::parse_dtype(got.at("dtype").get<std::string>()),
+                                             got.at("shape").get<kbench::Shape>());
+    SCOPED_TRACE(kbench::case_label(c));
+    EXPECT_EQ(got.at("shape").get<kbench::Shape>(), shapes[op.shape_rank]);
+    EXPECT_EQ((got.at("params").get<std::map<std::string, double>>()), c.params);
+    EXPECT_GT(got.at("bytes").get<double>(), 0);
+    EXPECT_EQ(got.at("bytes").get<double>(), op.bytes(c));
+    EXPECT_EQ(got.at("flops").get<double>(), op.flops(c));
+  }
+}
+
+// An op kbench does not know is kbench's error, in kbench's words: the cases are kbench's plan.
+TEST(TorchScript, OpUnknownToKbenchExitsTwoWithKbenchsLine) {
+  if (!have_python3()) GTEST_SKIP() << "python3 is not on PATH or the Python module is not built";
+  TempDir dir;
+  const fs::path file = dir.write("unknown.json", R"({"cases": [{"op": "not_an_op", "shapes": [[7]]}]})");
+  const auto r = run_script("--config " + shell_quoted(file) + " --dry-run");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("torch_baseline.py: error: unknown op 'not_an_op' (known: copy, ", 0), 0u) << r.err;
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST(TorchScript, MissingConfigExitsTwo) {
