@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/text.hpp"
+#include "harness/progress.hpp"
 #include "harness/runner.hpp"
 #include "python/callable_run.hpp"
 #include "python/output_check.hpp"
@@ -157,6 +158,9 @@ PYBIND11_MODULE(kbench, m) {
   py::options options;
   options.disable_function_signatures();  // each docstring's first line is the signature as documented
   m.doc() = kModuleDoc;
+  // The harness's log lines (warnings, progress) to stderr, as the kbench binary's: a script's
+  // stdout is its own.
+  kbench::log_to_stderr();
   // (pybind11 keeps the exception type; a static of our own would outlive the interpreter.)
   auto& check_error = py::register_exception<python::CheckFailed>(m, "CheckError", PyExc_RuntimeError);
   check_error.doc() = "A variant's outputs did not match the reference within the tolerance; nothing was timed.";
