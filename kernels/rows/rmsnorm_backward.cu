@@ -306,15 +306,12 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
 //     each block taking tiles of 32 columns: no second kernel, no wait for this one's end;
 //   by the finalize kernel after it.
 // `partial` is gridDim.x x width floats, null when the weight is frozen; `barrier`, GridSum's
-// two counters; `dw_out`, dw (T) for GridSum. Lean: bound to three blocks of its most threads an
-// SM (80 registers, six blocks of 128 threads) where dw is in shared memory, as the frozen
-// kernel's 79 registers allow on their own (DwWay::lean).
-template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum, bool Lean = false>
-__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? (Lean ? 3 : kMinResidentBlocks) : 1)
+// two counters; `dw_out`, dw (T) for GridSum.
+template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum>
+__global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
                                 void* dw_out, unsigned* barrier) {
   static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
-  static_assert(!Lean || (WithDw && !DwRegs), "lean is for dw in shared memory");
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float2 scratch[32];
   // The grid is resident from the start, so the finalize kernel may be launched now: its blocks
@@ -846,11 +843,6 @@ TileGrid tile_grid(std::int64_t rows, std::int64_t width, std::int64_t tile_cols
 struct DwWay {
   bool registers = true;
   bool grid_sum = true;
-  // Shared memory only: the kernel bound to 80 registers (see rmsnorm_bwd_resident_kernel). Without
-  // dh the dw kernel took 106-110 registers, four blocks of 128 threads an SM and 496 blocks in all
-  // at float16 4096x4096, where the frozen kernel took 79, six and 792 (Nsight Compute,
-  // docs/records/2026-12-03-session16/call-1-ncu.txt).
-  bool lean = false;
 };
 
 // With dh, dw in registers and the sum in the kernel; without dh, and in the 8-vector kernels
@@ -881,16 +873,14 @@ auto resident_kernel(bool dh, bool dw, DwWay way) {
   if (!dw)
     return dh ? rmsnorm_bwd_resident_kernel<T, K, true, false, Aligned, false, false>
               : rmsnorm_bwd_resident_kernel<T, K, false, false, Aligned, false, false>;
-  const auto with = [dh]<bool Regs, bool Sum, bool Lean = false>() {
-    return dh ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned, Regs, Sum, Lean>
-              : rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned, Regs, Sum, Lean>;
+  const auto with = [dh]<bool Regs, bool Sum>() {
+    return dh ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned, Regs, Sum>
+              : rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned, Regs, Sum>;
   };
   // The 8-vector kernels keep dw in shared memory whatever the way: with it in registers too,
   // float32's spilled at its 128-register bound.
-  if constexpr (K <= 4) {
+  if constexpr (K <= 4)
     if (way.registers) return way.grid_sum ? with.template operator()<true, true>() : with.template operator()<true, false>();
-    if (way.lean) return way.grid_sum ? with.template operator()<false, true, true>() : with.template operator()<false, false, true>();
-  }
   return way.grid_sum ? with.template operator()<false, true>() : with.template operator()<false, false>();
 }
 
@@ -923,8 +913,7 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
       // so their grids, differ): room for the largest grid.
       dispatch_resident(c.op, kRules, plan, [&]<int K>() {
         for (const bool aligned : {true, false})
-          for (const DwWay way : {DwWay{true, true}, DwWay{true, false}, DwWay{false, true}, DwWay{false, false},
-                                  DwWay{false, true, true}, DwWay{false, false, true}})
+          for (const DwWay way : {DwWay{true, true}, DwWay{true, false}, DwWay{false, true}, DwWay{false, false}})
             blocks = std::max(blocks, static_cast<std::size_t>(resident_launch<T, K>(plan, c, aligned, way).grid.blocks));
       });
     });
@@ -1047,13 +1036,13 @@ void launch_two_pass_split(const LaunchArgs& a) {
 }
 
 // auto's plan with dw kept and summed another way (kept beside auto while measured).
-template <bool Registers, bool GridSum, bool Lean = false>
+template <bool Registers, bool GridSum>
 void launch_dw_way(const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
   RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.dw_way = DwWay{Registers, GridSum, Lean};
+  k.dw_way = DwWay{Registers, GridSum};
   launch_row_plan(kRules, plan, a, k);
 }
 
@@ -1132,10 +1121,7 @@ void register_rmsnorm_backward(Registry& r) {
                                  launch_dw_way<true, false>),
                     row_baseline(def.op.name, "dw_registers_grid_sum",
                                  "auto's plan, dw in registers, summed in the kernel after a grid barrier (auto's with dh)",
-                                 auto_workspace, launch_dw_way<true, true>),
-                    row_baseline(def.op.name, "dw_shared_finalize_lean",
-                                 "as dw_shared_finalize, the kernel bound to 80 registers (six blocks of 128 threads an SM)",
-                                 auto_workspace, launch_dw_way<false, false, true>)}) {
+                                 auto_workspace, launch_dw_way<true, true>)}) {
     v.baseline = false;
     r.add_variant(std::move(v));
   }
