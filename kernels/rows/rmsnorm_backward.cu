@@ -950,34 +950,19 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
          rows_aligned(static_cast<const T*>(t.dx), w, w) && rows_aligned(static_cast<const T*>(t.w), w, w);
 }
 
-// Diagnostic, with the weight frozen: the frozen kernel on another grid, to tell what the dw
-// kernel's grid costs from what its dw work does (own: its own grid; clustered: its own
-// occupancy in clusters of kDwCluster; dw_kernels: the blocks and clusters the dw kernel of the
-// same case gets).
-enum class FrozenGrid { own, clustered, dw_kernels };
-
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
   std::optional<DwWay> dw_way;  // the resident plan's: default_dw_way unless a variant names one
-  FrozenGrid frozen_grid = FrozenGrid::own;
 
   template <class T, int K>
   void resident() const {
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
     const DwWay way = dw_way ? *dw_way : default_dw_way<K>(a.c);
-    ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned, way);
+    const ResidentLaunch l = resident_launch<T, K>(plan, a.c, aligned, way);
     const bool dw = with_dw(a.c);
-    if (!dw && frozen_grid == FrozenGrid::clustered) {
-      const std::int64_t groups = (g.rows + plan.threads / plan.lanes - 1) / (plan.threads / plan.lanes);
-      l.grid = resident_grid(l.kernel, plan.threads, 0, groups, true);
-    } else if (!dw && frozen_grid == FrozenGrid::dw_kernels) {
-      Case with_weight = a.c;
-      with_weight.params["frozen"] = 0;
-      l.grid = resident_launch<T, K>(plan, with_weight, aligned, default_dw_way<K>(with_weight)).grid;
-    }
     if (dw && a.workspace == nullptr) throw std::invalid_argument(a.c.op + " resident: no workspace");
     auto* barrier = static_cast<unsigned*>(a.workspace);
     float* partial = dw ? reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) + kGridBarrierBytes) : nullptr;
@@ -1061,17 +1046,6 @@ void launch_dw_way(const LaunchArgs& a) {
   launch_row_plan(kRules, plan, a, k);
 }
 
-// The frozen kernel on another grid (FrozenGrid), for cases with the weight frozen only.
-template <FrozenGrid G>
-void launch_frozen_grid(const LaunchArgs& a) {
-  const RowGeometry g = checked_geometry(a);
-  if (g.rows == 0 || g.width == 0) return;
-  const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
-  RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.frozen_grid = G;
-  launch_row_plan(kRules, plan, a, k);
-}
-
 // The eager baseline's dw: chunks of rows, as many as give about four blocks per SM.
 std::int64_t eager_dw_chunks(const Case& c) {
   const std::int64_t tiles = (cols_of(c) + 255) / 256;
@@ -1149,20 +1123,6 @@ void register_rmsnorm_backward(Registry& r) {
                                  "auto's plan, dw in registers, summed in the kernel after a grid barrier (auto's with dh)",
                                  auto_workspace, launch_dw_way<true, true>)}) {
     v.baseline = false;
-    r.add_variant(std::move(v));
-  }
-  for (Variant v : {row_baseline(def.op.name, "frozen_clustered",
-                                 "diagnostic, weight frozen: the frozen kernel in clusters of 8 at its own occupancy",
-                                 auto_workspace, launch_frozen_grid<FrozenGrid::clustered>),
-                    row_baseline(def.op.name, "frozen_at_dw_grid",
-                                 "diagnostic, weight frozen: the frozen kernel on the dw kernel's blocks and clusters",
-                                 auto_workspace, launch_frozen_grid<FrozenGrid::dw_kernels>)}) {
-    v.baseline = false;
-    v.unsupported = [](const Case& c) {
-      const std::string problem = row_case_problem(c);
-      return !problem.empty() || with_dw(c) ? (problem.empty() ? "only with the weight frozen (frozen=1)" : problem)
-                                            : std::string();
-    };
     r.add_variant(std::move(v));
   }
   r.add_variant(row_baseline(def.op.name, "eager", "seven kernels: rstd, n, g, mean(g n), dx, column-sum dw",
