@@ -37,7 +37,7 @@
 # STEP_TIMEOUT_S kills any step that runs longer (a hung kernel costs one step, not the call);
 # PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run (a
 # ctest -R regex; GPU_TEST_LABEL=gpu leaves the CPU tests out, CI runs them) and
-# SKIP_TESTS=1 leaves it out; SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
+# SKIP_TESTS=1 leaves it out (BUILD_TARGETS=kbench then builds the binary alone, for a short call); SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
 # them. TORCH_CONFIG=configs/side_by_side.json (or several configs, space-separated) also runs
 # the PyTorch script on each after kbench and
 # writes $OUT/results/SUMMARY.md over this session's files: one session may get a different
@@ -110,7 +110,7 @@ echo "tree: git HEAD $(git rev-parse --short HEAD 2>/dev/null || echo none)," \
 
 configure_and_build() {
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a &&
-    cmake --build $build
+    cmake --build $build ${BUILD_TARGETS:+--target $BUILD_TARGETS}
 }
 step build configure_and_build || { tail -40 "$STEP_LOG"; echo "BUILD FAILED"; exit 1; }
 echo "build: $(( $(date +%s) - start )) s"
