@@ -144,7 +144,8 @@ arguments passed as its --op, --dtype, --cache, --timer, --visits, --samples and
 'seed', 'cases'}, each case {'op', 'dtype', 'shape', 'params', 'bytes', 'flops', 'variants',
 'skipped'}: every parameter of the op (defaults filled in) and the bytes and flops kbench's own
 records count for it, to pass to kbench.time_cases as they are. Raises ValueError with kbench's
-own line for a config or an option kbench refuses (an unknown op among them).)";
+own line for a config or an option kbench refuses (an unknown op among them), or when the plan
+does not pass src/record/plan.schema.json (a binary of another version).)";
 
 constexpr const char* kValidateDoc = R"(validate_result(result) -> None
 

@@ -3,7 +3,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/errors.hpp"
+#include "core/json_schema.hpp"
 #include "core/text.hpp"
 
 namespace py = pybind11;
@@ -64,6 +67,12 @@ py::object read_plan(const py::object& config, const py::kwargs& kwargs) {
       if (err.starts_with(prefix)) err.erase(0, prefix.size());
     throw UsageError(err.empty() ? "kbench exited with status " + std::string(py::str(done.attr("returncode"))) : err);
   }
+  // The plan's contract (src/record/plan.schema.json): a binary of another version that names a
+  // key otherwise is one line here, not a KeyError deep in the caller.
+  const std::string out = py::str(done.attr("stdout"));
+  const nlohmann::json plan = nlohmann::json::parse(out, nullptr, false);
+  if (plan.is_discarded()) throw UsageError("kbench.plan: kbench's plan is not JSON (" + printable(out, 80) + ")");
+  JsonSchema::embedded("src/record/plan.schema.json").validate(plan, "kbench.plan: kbench's plan");
   return py::module_::import("json").attr("loads")(done.attr("stdout"));
 }
 

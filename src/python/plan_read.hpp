@@ -11,8 +11,8 @@ namespace kbench::python {
 
 // plan(config, *, ops=None, dtypes=None, cache=None, timer=None, visits=None, samples=None,
 // seed=None): kbench/plan/v1 as a dict, the roofline cases left out. UsageError with kbench's own
-// line (its "kbench: error: " prefix off) for a config or an option kbench refuses, or when no
-// kbench binary is found.
+// line (its "kbench: error: " prefix off) for a config or an option kbench refuses, when no
+// kbench binary is found, or when its plan does not pass src/record/plan.schema.json.
 pybind11::object read_plan(const pybind11::object& config, const pybind11::kwargs& kwargs);
 
 }  // namespace kbench::python

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
+#include "core/json_schema.hpp"
 #include "cpu/run_command.hpp"
 #include "device/device_limits.hpp"
 #include "experiments/sweep.hpp"
@@ -72,6 +74,13 @@ TEST(DryRun, JsonFormatIsThePlanAsData) {
   EXPECT_FALSE(d.wrote);
   const nlohmann::json plan = nlohmann::json::parse(d.result.out);  // throws on anything but one JSON text
   EXPECT_EQ(plan.at("schema"), "kbench/plan/v1");
+  const JsonSchema& schema = JsonSchema::embedded("src/record/plan.schema.json");
+  EXPECT_NO_THROW(schema.validate(plan, "kbench run --dry-run --format json"));
+  // The schema can fail: a plan whose case lost its bytes does not pass.
+  nlohmann::json bytes_renamed = plan;
+  bytes_renamed["cases"][0]["moved"] = bytes_renamed["cases"][0]["bytes"];
+  bytes_renamed["cases"][0].erase("bytes");
+  EXPECT_THROW(schema.validate(bytes_renamed, "renamed"), UsageError);
   EXPECT_EQ(plan.at("experiment"), "sweep");
   EXPECT_EQ(plan.at("visits"), 4);
   EXPECT_EQ(plan.at("cache"), nlohmann::json({"cold", "warm"}));

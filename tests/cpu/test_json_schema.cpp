@@ -20,7 +20,8 @@ namespace {
 using nlohmann::json;
 
 const char* const kSchemas[] = {"configs/schema/sweep.schema.json", "configs/schema/grid.schema.json",
-                                "src/record/result.schema.json", "src/record/list.schema.json"};
+                                "src/record/result.schema.json", "src/record/list.schema.json",
+                                "src/record/plan.schema.json"};
 
 // A small schema with each construct the messages handle.
 const JsonSchema& toy() {
