@@ -123,15 +123,22 @@ class Api(unittest.TestCase):
         self.assertGreater(kbench.constants["clock_floor"], 0)
 
 
+def assert_one_line_error(test, call, prefix, *fragments):
+    """call() raises ValueError with one line that starts with `prefix` and holds every fragment;
+    returns the line."""
+    with test.assertRaises(ValueError) as caught:
+        call()
+    message = str(caught.exception)
+    test.assertNotIn("\n", message)
+    test.assertTrue(message.startswith(prefix), message)
+    for fragment in fragments:
+        test.assertIn(fragment, message)
+    return message
+
+
 class Arguments(unittest.TestCase):
     def assert_rejected(self, fn, kwargs, *fragments):
-        with self.assertRaises(ValueError) as caught:
-            kbench.time(fn, **kwargs)
-        message = str(caught.exception)
-        self.assertNotIn("\n", message)
-        self.assertTrue(message.startswith("kbench.time: "), message)
-        for fragment in fragments:
-            self.assertIn(fragment, message)
+        assert_one_line_error(self, lambda: kbench.time(fn, **kwargs), "kbench.time: ", *fragments)
 
     def test_every_rule(self):
         cases = [
@@ -213,13 +220,7 @@ def case(**changes):
 
 class TimeCasesArguments(unittest.TestCase):
     def assert_rejected(self, cases, kwargs, *fragments):
-        with self.assertRaises(ValueError) as caught:
-            kbench.time_cases(cases, **kwargs)
-        message = str(caught.exception)
-        self.assertNotIn("\n", message)
-        self.assertTrue(message.startswith("kbench.time_cases: "), message)
-        for fragment in fragments:
-            self.assertIn(fragment, message)
+        assert_one_line_error(self, lambda: kbench.time_cases(cases, **kwargs), "kbench.time_cases: ", *fragments)
 
     def test_every_rule(self):
         run = dict(stream=12345)
@@ -389,12 +390,9 @@ class ReadSweepConfig(unittest.TestCase):
                                ("torch_not_json.json", "is not valid JSON"),
                                ("no_such_config.json", "cannot read config")):
             with self.subTest(name):
-                with self.assertRaises(ValueError) as caught:
-                    kbench.read_sweep_config(os.path.join(ROOT, "tests", "data", "configs", name))
-                self.assertNotIn("\n", str(caught.exception))
-                self.assertTrue(str(caught.exception).startswith("config '") or "cannot read config" in
-                                str(caught.exception), str(caught.exception))
-                self.assertIn(fragment, str(caught.exception))
+                path = os.path.join(ROOT, "tests", "data", "configs", name)
+                message = assert_one_line_error(self, lambda: kbench.read_sweep_config(path), "", fragment)
+                self.assertTrue(message.startswith("config '") or "cannot read config" in message, message)
         with self.assertRaisesRegex(ValueError, "path must be a file path"):
             kbench.read_sweep_config(3)
 
@@ -429,20 +427,14 @@ class Plan(unittest.TestCase):
         for name, fragment in (("torch_bad_shape.json", "'/cases/0/shapes/0/1' must be a dimension"),
                                ("no_such_config.json", "cannot read config")):
             with self.subTest(name):
-                with self.assertRaises(ValueError) as caught:
-                    kbench.plan(os.path.join(data, name))
-                self.assertNotIn("\n", str(caught.exception))
-                self.assertFalse(str(caught.exception).startswith("kbench: "), str(caught.exception))
-                self.assertIn(fragment, str(caught.exception))
+                message = assert_one_line_error(self, lambda: kbench.plan(os.path.join(data, name)), "", fragment)
+                self.assertFalse(message.startswith("kbench: "), message)  # kbench's prefix taken off
         dry_run = os.path.join(data, "torch_dry_run.json")
         for kwargs, fragment in ((dict(visits=0), "--visits"), (dict(ops=["not_an_op"]), "not_an_op"),
                                  (dict(ops="softmax"), "ops must be a list"), (dict(visit=3), "unknown argument 'visit'"),
                                  (dict(seed=1.5), "seed must be a string or a whole number")):
             with self.subTest(kwargs):
-                with self.assertRaises(ValueError) as caught:
-                    kbench.plan(dry_run, **kwargs)
-                self.assertNotIn("\n", str(caught.exception))
-                self.assertIn(fragment, str(caught.exception))
+                assert_one_line_error(self, lambda: kbench.plan(dry_run, **kwargs), "", fragment)
         with self.assertRaisesRegex(ValueError, "config must be a file path"):
             kbench.plan(3)
 
