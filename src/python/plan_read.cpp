@@ -57,8 +57,14 @@ py::object read_plan(const py::object& config, const py::kwargs& kwargs) {
   }
   py::list args;
   for (const std::string& a : argv) args.append(a);
-  const py::object done = py::module_::import("subprocess").attr("run")(
-      args, py::arg("capture_output") = true, py::arg("text") = true);
+  py::object done;
+  try {
+    done = py::module_::import("subprocess").attr("run")(args, py::arg("capture_output") = true, py::arg("text") = true);
+  } catch (py::error_already_set& e) {  // found, but the system cannot run it (not a program, no permission)
+    if (!e.matches(PyExc_OSError)) throw;
+    throw UsageError("kbench.plan: cannot run " + printable(argv[0], 200) + ": " +
+                     printable(std::string(py::str(e.value())), 200));
+  }
   if (py::cast<int>(done.attr("returncode")) != 0) {
     // kbench's last stderr line is its one-line error; its prefix off, so the caller can add its own.
     std::string err = py::str(done.attr("stderr").attr("strip")());

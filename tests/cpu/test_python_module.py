@@ -7,8 +7,11 @@ import ctypes
 import glob
 import json
 import os
+import shutil
 import struct
+import subprocess
 import sys
+import tempfile
 import unittest
 
 os.environ["CUDA_VISIBLE_DEVICES"] = ""  # before the module loads the CUDA runtime
@@ -437,6 +440,22 @@ class Plan(unittest.TestCase):
                 assert_one_line_error(self, lambda: kbench.plan(dry_run, **kwargs), "", fragment)
         with self.assertRaisesRegex(ValueError, "config must be a file path"):
             kbench.plan(3)
+
+    def test_a_binary_that_cannot_run_is_one_line(self):
+        """A `kbench` on PATH that the system cannot execute (the module copied where no binary
+        sits beside it): a ValueError of one line, not the OSError of subprocess."""
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copy(kbench.__file__, tmp)
+            fake = os.path.join(tmp, "bin", "kbench")
+            os.mkdir(os.path.dirname(fake))
+            with open(fake, "w") as f:
+                f.write("not a program\n")  # no #! line: exec fails with ENOEXEC
+            os.chmod(fake, 0o755)
+            code = ("import kbench\ntry:\n    kbench.plan('c.json')\nexcept ValueError as e:\n    print(e)\n")
+            env = dict(os.environ, PYTHONPATH=tmp, PATH=os.path.dirname(fake))
+            done = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertRegex(done.stdout, r"^kbench.plan: cannot run .*kbench: .*\n$")
 
 
 class ValidateResult(unittest.TestCase):
