@@ -1,16 +1,14 @@
 #!/usr/bin/env python3
 """PyTorch side by side: kbench's ops as PyTorch computes them, timed by kbench's own harness.
 
-Times a sweep config's cases with PyTorch: `torch.eager` (the plain op or composition),
-`torch.rms_norm` (F.rms_norm) and `torch.compile` (the eager function compiled, dynamic=False);
-the training steps run the forward on leaf tensors that require grad, then torch.autograd.grad.
-`kbench report` sets the result beside kbench's own run (docs/torch-comparison.md):
+`torch.eager` (the plain op or composition), `torch.rms_norm` (F.rms_norm) and `torch.compile` (the
+eager function compiled, dynamic=False) over a sweep config's cases; a training step runs the forward
+on leaf tensors that require grad, then torch.autograd.grad. This file holds the PyTorch definitions
+of the ops and their tolerances, and nothing of the method: the cases, with their parameters, bytes
+and flops, are kbench's plan (kbench.plan); checking, timing and recording are the Python module's
+(docs/python.md). `kbench report` sets the result beside kbench's run (docs/torch-comparison.md):
 
     python3 scripts/torch_baseline.py --config configs/sweep.json --out results/sweep
-
-This file holds the PyTorch definitions of the ops, their float64 references and tolerances, and
-nothing of the method: the cases, with their parameters, bytes and flops, are kbench's own plan
-(kbench.plan); checking, timing and recording are the Python module kbench's (docs/python.md).
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib
+import importlib.util
 import math
 import sys
 import types
@@ -59,9 +58,8 @@ def plan_cases(args, kbench) -> dict:
     except ValueError as e:  # kbench's own line
         raise UsageError(str(e)) from None
     cases = [types.SimpleNamespace(**c) for c in plan["cases"]]  # case.op, .dtype, .shape, .params, .bytes, .flops
-    known = EAGER.keys() | STEP_FORWARD.keys()
-    plan["skipped"] = list(dict.fromkeys(c.op for c in cases if c.op not in known))
-    plan["cases"] = [c for c in cases if c.op in known]
+    plan["skipped"] = list(dict.fromkeys(c.op for c in cases if c.op not in EAGER | STEP_FORWARD))
+    plan["cases"] = [c for c in cases if c.op in EAGER | STEP_FORWARD]
     for c in plan["cases"]:
         if c.params != TIMED_PARAMS.get(c.op, {}):
             raise UsageError(f"config '{args.config}': this script times {c.op} with parameters "
@@ -73,9 +71,13 @@ def plan_cases(args, kbench) -> dict:
 
 # --- the ops in PyTorch: what a PyTorch user would write; torch.compile compiles the same ------
 
+def at_least_float32(t):
+    return t.to(torch.promote_types(t.dtype, torch.float32))  # .float() to a user; float64 stays
+
+
 def rmsnorm_eager(x, r, w):
     h = x + r
-    hf = h.float()  # the usual composition: statistics in float32, result in the input dtype
+    hf = at_least_float32(h)  # the usual composition: statistics in float32, result in the input dtype
     y = (hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + RMSNORM_EPS)).to(h.dtype) * w
     return h, y
 
@@ -87,10 +89,10 @@ def rmsnorm_rms_norm(x, r, w):
 
 def rmsnorm_backward_eager(h, w, dy):
     """The gradient through the norm, recomputing the inverse RMS: dh (= dx = dr) and dw."""
-    hf, dyf = h.float(), dy.float()
+    hf, dyf = at_least_float32(h), at_least_float32(dy)
     inv_rms = torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + RMSNORM_EPS)
     normed = hf * inv_rms
-    dnormed = dyf * w.float()
+    dnormed = dyf * at_least_float32(w)
     dh = inv_rms * (dnormed - normed * (dnormed * normed).mean(-1, keepdim=True))
     dw = (dyf * normed).sum(0)
     return dh.to(h.dtype), dw.to(w.dtype)
@@ -144,30 +146,18 @@ def build_function(case, variant: str):
 
 
 def reference(op: str, inputs) -> tuple:
-    """float64 results from the inputs exactly as the GPU sees them (already rounded)."""
+    """float64 results from the inputs exactly as the GPU sees them (already rounded): the eager
+    forms above, which compute in at least float32, run in float64; the steps compose them."""
     d = [t.detach().double() for t in inputs]  # the steps' inputs require grad
-    if op in ("copy", "add", "row_sum", "softmax", "gemm"):
-        return ({"copy": lambda: d[0], "add": lambda: d[0] + d[1], "row_sum": lambda: d[0].sum(-1),
-                 "softmax": lambda: torch.softmax(d[0], -1), "gemm": lambda: d[0] @ d[1]}[op](),)
-    if op == "softmax_backward":
-        y, dy = d
-        return (y * (dy - (y * dy).sum(-1, keepdim=True)),)
-    if op == "rmsnorm":
-        x, r, w = d
-        h = x + r
-        return (h, h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + RMSNORM_EPS) * w)
-    if op == "rmsnorm_backward":
-        h, w, dy = d
-        inv_rms = torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + RMSNORM_EPS)
-        normed, dnormed = h * inv_rms, dy * w
-        return (inv_rms * (dnormed - normed * (dnormed * normed).mean(-1, keepdim=True)), (dy * normed).sum(0))
     if op == "softmax_step":
-        y, = reference("softmax", inputs[:1])
-        return (y, reference("softmax_backward", (y, inputs[1]))[0])
-    x, r, w, dy, dh = inputs  # rmsnorm_step; the backward reads h as stored: x + r in the dtype
-    h, y = reference("rmsnorm", (x, r, w))
-    dh_norm, dw = reference("rmsnorm_backward", ((x + r).detach(), w, dy))
-    return (h, y, dh_norm + dh.double(), dw)
+        y = EAGER["softmax"](d[0])
+        return y, EAGER["softmax_backward"](y, d[1])
+    if op == "rmsnorm_step":  # the backward reads h as stored: x + r rounded to the dtype
+        x, r, w, dy, dh = d
+        dh_norm, dw = rmsnorm_backward_eager((inputs[0] + inputs[1]).detach().double(), w, dy)
+        return (*rmsnorm_eager(x, r, w), dh_norm + dh, dw)
+    out = d[0].clone() if op == "copy" else EAGER[op](*d)
+    return out if isinstance(out, tuple) else (out,)
 
 
 def reduction_lengths(case) -> tuple:
@@ -180,31 +170,23 @@ def reduction_lengths(case) -> tuple:
 
 
 def make_inputs(case, generator) -> tuple:
-    """Fresh random inputs (never zeros), in the case's dtype, on the current GPU."""
-    dtype = getattr(torch, case.dtype)
+    """Fresh random inputs (never zeros), in the case's dtype, on the current GPU; the steps' leaf
+    tensors require grad (and are made outside inference mode: autograd cannot save those)."""
+    dtype, (rows, cols) = getattr(torch, case.dtype), (case.shape[0], case.shape[-1])
 
-    def randn(*shape):
-        return torch.randn(shape, generator=generator, device="cuda").to(dtype)
-    if case.op in ("copy", "add"):
-        n = case.shape[0]
-        return (randn(n), torch.empty(n, device="cuda", dtype=dtype)) if case.op == "copy" else (randn(n), randn(n))
-    if case.op == "gemm":
-        m, n, k = case.shape
-        return randn(m, k), randn(k, n)
-    rows, cols = case.shape
-    if case.op in ("row_sum", "softmax"):
-        return (randn(rows, cols),)
-    if case.op == "softmax_backward":
-        return torch.softmax(torch.randn((rows, cols), generator=generator, device="cuda"), -1).to(dtype), randn(rows, cols)
-    if case.op == "rmsnorm":
-        return randn(rows, cols), randn(rows, cols), randn(cols)
-    if case.op == "rmsnorm_backward":
-        return randn(rows, cols), randn(cols), randn(rows, cols)
-    with torch.inference_mode(False):  # the steps: autograd cannot save inference tensors
-        if case.op == "softmax_step":
-            return randn(rows, cols).requires_grad_(), randn(rows, cols)
-        return (randn(rows, cols).requires_grad_(), randn(rows, cols).requires_grad_(), randn(cols).requires_grad_(),
-                randn(rows, cols), randn(rows, cols))
+    def randn(*shape, grad=False):
+        with torch.inference_mode(not grad):
+            return torch.randn(shape, generator=generator, device="cuda").to(dtype).requires_grad_(grad)
+    return {"copy": lambda: (randn(rows), torch.empty(rows, device="cuda", dtype=dtype)),
+            "add": lambda: (randn(rows), randn(rows)),
+            "gemm": lambda: (randn(rows, case.shape[2]), randn(case.shape[2], case.shape[1])),
+            "row_sum": lambda: (randn(rows, cols),), "softmax": lambda: (randn(rows, cols),),
+            "softmax_backward": lambda: (torch.softmax(randn(rows, cols).float(), -1).to(dtype), randn(rows, cols)),
+            "rmsnorm": lambda: (randn(rows, cols), randn(rows, cols), randn(cols)),
+            "rmsnorm_backward": lambda: (randn(rows, cols), randn(cols), randn(rows, cols)),
+            "softmax_step": lambda: (randn(rows, cols, grad=True), randn(rows, cols)),
+            "rmsnorm_step": lambda: (randn(rows, cols, grad=True), randn(rows, cols, grad=True), randn(cols, grad=True),
+                                     randn(rows, cols), randn(rows, cols))}[case.op]()
 
 
 def module_case(case, index: int, seed: int) -> dict:
@@ -262,14 +244,11 @@ def allow_many_compiles() -> None:
 
 def caller_settings(args, plan) -> dict:
     """What the module cannot know: this script's version and PyTorch's settings."""
-    try:
-        from triton import __version__ as triton_version
-    except ImportError:
-        triton_version = ""
+    triton = importlib.util.find_spec("triton") and importlib.import_module("triton")
     text = SCRIPT_PATH.read_bytes().replace(b"\r\n", b"\n")
     return {"config": args.config, "description": plan["description"], "rmsnorm_eps": RMSNORM_EPS,
             "script": {"path": SCRIPT_NAME, "sha256": hashlib.sha256(text).hexdigest()},
-            "versions": {"torch": torch.__version__, "triton": triton_version, "cuda": torch.version.cuda or "",
+            "versions": {"torch": torch.__version__, "triton": getattr(triton, "__version__", ""), "cuda": torch.version.cuda or "",
                          "python": sys.version.split()[0]},
             "compile": {"mode": "default", "dynamic": False},
             "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
@@ -310,12 +289,9 @@ def main(argv: list) -> int:
             require_torch(args.device)  # before the notes: no torch must be one line
         for op in plan["skipped"]:
             print(f"{PROG}: note: skipping op '{op}' (this script does not know it)", file=sys.stderr)
-        if args.dry_run:
+        if args.dry_run:  # the cases and this script's variants (`kbench run --dry-run` has the rest)
             for case in plan["cases"]:
                 print(f"{case.op} {case.dtype} {'x'.join(map(str, case.shape))} {','.join(variants_for(case.op))}")
-            print(f"{PROG}: {len(plan['cases'])} cases; cache {','.join(plan['cache'])}; timer "
-                  f"{','.join(plan['timer'])}; {plan['visits']} visits x {plan['samples']} samples; "
-                  f"seed {plan['seed']} (dry run: nothing timed)", file=sys.stderr)
             return 0
         allow_many_compiles()
         stream = torch.cuda.Stream()  # the graph timer captures it: not the default stream
