@@ -32,7 +32,6 @@
 #include <tuple>
 
 #include "core/errors.hpp"
-#include "kernels/common/cluster_push.cuh"
 #include "kernels/common/grid.hpp"
 #include "kernels/common/grid_barrier.cuh"
 #include "kernels/common/launch_ex.cuh"
@@ -252,64 +251,6 @@ __device__ __forceinline__ int write_dw_partial(float* dw_slots, int rows_per_bl
   return static_cast<int>(gridDim.x) / (clustered ? kDwCluster : 1);
 }
 
-// The pushed end (`Push`, sm_90, 4-vector kernels with dw in registers and aligned rows, in
-// clusters of kDwCluster): block q of a cluster owns vectors [q s, q s + s) of the row, s =
-// ceil(nvec / kDwCluster). Each thread pushes its registers' sums, vector by vector, straight
-// into the owner's `recv` (st.async: no slots, no fold in the block, no cluster barrier), at row
-// (sender rank, slot) of [kDwCluster x rows_per_block][s x kVec] floats. The owner waits for the
-// bytes it expects (dw_push_bytes, announced at the start), adds the rows in that fixed order and
-// writes its slice of the cluster's partial row. The ncu stall sampling of the folded end (call
-// 1 of session 17) put 21% of the kernel's samples without dh after the row loop, in the two
-// cluster barriers (each a GPU-wide MEMBAR that waits for the block's dx stores to drain) and
-// the remote reads between them; the row loop itself took as many samples as the frozen kernel's.
-__host__ __device__ constexpr int dw_push_slice(int nvec) { return (nvec + kDwCluster - 1) / kDwCluster; }
-
-// The bytes block `rank` receives: kDwCluster x rows_per_block rows of its vectors' floats.
-template <class T>
-__host__ __device__ constexpr std::uint32_t dw_push_bytes(int nvec, int rows_per_block, int rank) {
-  const int slice = dw_push_slice(nvec), begin = rank * slice, end = begin + slice < nvec ? begin + slice : nvec;
-  return end > begin ? static_cast<std::uint32_t>(kDwCluster * rows_per_block * (end - begin) * kVec<T> * 4) : 0u;
-}
-
-// Floats of shared memory the pushed end takes: more than a block's slots (rows_per_block x
-// width) by the last slice's padding, so that the slots fit in it too for an unclustered launch.
-template <class T>
-constexpr std::size_t dw_push_floats(int nvec, int rows_per_block) {
-  return static_cast<std::size_t>(kDwCluster) * rows_per_block * dw_push_slice(nvec) * kVec<T>;
-}
-
-template <class T, int K>
-__device__ __forceinline__ int push_dw_partial(const float (&dw_regs)[K][kVec<T>], float* recv, std::uint64_t* bar,
-                                               int nvec, int lanes, int lane, int slot, int rows_per_block,
-                                               int width, float* partial) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const int rank = static_cast<int>(cooperative_groups::this_cluster().block_rank());
-  const int slice = dw_push_slice(nvec), row = (rank * rows_per_block + slot) * slice;
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int v = lane + k * lanes;
-    if (v >= nvec) continue;
-    const int owner = v / slice;
-    const float* d = dw_regs[k];
-    float* dst = recv + static_cast<std::size_t>(row + v - owner * slice) * kVec<T>;
-#pragma unroll
-    for (int q = 0; q < kVec<T> / 4; ++q)
-      cluster_push::push(make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]), dst + 4 * q, bar,
-                         static_cast<std::uint32_t>(owner));
-  }
-  cluster_push::wait(bar, 0);
-  const int mine = static_cast<int>(dw_push_bytes<T>(nvec, rows_per_block, rank) / (4 * kDwCluster * rows_per_block));
-  const int stride = slice * kVec<T>, senders = kDwCluster * rows_per_block;
-  float* out = partial + static_cast<std::int64_t>(blockIdx.x / kDwCluster) * width + rank * stride;
-  for (int c = threadIdx.x; c < mine; c += blockDim.x) {
-    float s = recv[c];
-    for (int i = 1; i < senders; ++i) s += recv[i * stride + c];
-    out[c] = s;
-  }
-#endif
-  return static_cast<int>(gridDim.x) / kDwCluster;
-}
-
 // dw[c] = the sum of the `count` partial rows at column c, in a fixed order: warp w of the
 // block's nw warps adds rows w, w + nw, ... (Kahan), then the warps' sums are added in warp
 // order; nw is fixed for a launch (the finalize kernel's is a function of count alone,
@@ -366,13 +307,12 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
 //   by the finalize kernel after it.
 // `partial` is gridDim.x x width floats, null when the weight is frozen; `barrier`, GridSum's
 // two counters; `dw_out`, dw (T) for GridSum.
-template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum, bool Push = false>
+template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum>
 __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
                                 void* dw_out, unsigned* barrier) {
   static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
-  static_assert(!Push || (DwRegs && Aligned && K <= 4), "the pushed end sends registers, a vector at a time");
-  extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw (Push: dw_push_floats)
+  extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float2 scratch[32];
   // The grid is resident from the start, so the finalize kernel may be launched now: its blocks
   // take SMs as this kernel's leave and wait there for the partials.
@@ -388,20 +328,6 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
   const T* w = static_cast<const T*>(t.w);
   float* dw = dw_slots + slot * width;
   float dw_regs[DwRegs ? K : 1][kVec<T>] = {};
-  __shared__ alignas(8) std::uint64_t push_bar;
-  bool pushing = false;  // Push, launched in clusters: the pushed end (else the fold's)
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (Push) {
-    const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-    pushing = cluster.num_blocks() == kDwCluster;
-    if (pushing) {
-      if (threadIdx.x == 0) cluster_push::init(&push_bar);
-      cluster.sync();  // every block's mbarrier exists before anything is pushed at it
-      if (threadIdx.x == 0)
-        cluster_push::expect(&push_bar, dw_push_bytes<T>(nvec, rows_per_block, static_cast<int>(cluster.block_rank())));
-    }
-  }
-#endif
   if constexpr (WithDw && !DwRegs) {
     for (int c = threadIdx.x; c < rows_per_block * width; c += blockDim.x) dw_slots[c] = 0.0f;
     // Each thread zeroes and then owns its own columns' entries; the barrier is for the
@@ -476,20 +402,13 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     }
   }
   if constexpr (WithDw) {
-    int count = 0;
-    if constexpr (Push)
-      if (pushing)
-        count = push_dw_partial<T, K>(dw_regs, dw_slots, &push_bar, nvec, lanes, lane, slot, rows_per_block, width,
-                                      partial);
-    if (!pushing) {
-      if constexpr (DwRegs) {
-        // Every column below the width is owned by one thread of each slot: no zeros needed.
+    if constexpr (DwRegs) {
+      // Every column below the width is owned by one thread of each slot: no zeros needed.
 #pragma unroll
-        for (int k = 0; k < K; ++k)
-          if (lane + k * lanes < nvec) store_dw<T, Aligned>(dw, lane + k * lanes, nvec, width, dw_regs[k]);
-      }
-      count = write_dw_partial<T, Aligned>(dw_slots, rows_per_block, width, nvec, partial);
+      for (int k = 0; k < K; ++k)
+        if (lane + k * lanes < nvec) store_dw<T, Aligned>(dw, lane + k * lanes, nvec, width, dw_regs[k]);
     }
+    const int count = write_dw_partial<T, Aligned>(dw_slots, rows_per_block, width, nvec, partial);
     if constexpr (GridSum) {
       __shared__ float sums[32][kRules.max_threads(K) / 32 + 1];
       grid_barrier(barrier, gridDim.x);
@@ -924,7 +843,6 @@ TileGrid tile_grid(std::int64_t rows, std::int64_t width, std::int64_t tile_cols
 struct DwWay {
   bool registers = true;
   bool grid_sum = true;
-  bool push = false;  // registers pushed to their owner in the cluster (push_dw_partial), not folded
 };
 
 // With dh, dw in registers and the sum in the kernel; without dh, and in the 8-vector kernels
@@ -950,24 +868,15 @@ struct ResidentLaunch {
   std::size_t shared;
 };
 
-// Whether the pushed end applies: it sends 4-vector kernels' registers, 16 bytes at a time.
-template <int K>
-bool pushes(DwWay way, bool aligned) {
-  return K <= 4 && aligned && way.registers && way.push;
-}
-
 template <class T, int K, bool Aligned>
 auto resident_kernel(bool dh, bool dw, DwWay way) {
   if (!dw)
     return dh ? rmsnorm_bwd_resident_kernel<T, K, true, false, Aligned, false, false>
               : rmsnorm_bwd_resident_kernel<T, K, false, false, Aligned, false, false>;
-  const auto with = [dh]<bool Regs, bool Sum, bool Push = false>() {
-    return dh ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned, Regs, Sum, Push>
-              : rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned, Regs, Sum, Push>;
+  const auto with = [dh]<bool Regs, bool Sum>() {
+    return dh ? rmsnorm_bwd_resident_kernel<T, K, true, true, Aligned, Regs, Sum>
+              : rmsnorm_bwd_resident_kernel<T, K, false, true, Aligned, Regs, Sum>;
   };
-  if constexpr (K <= 4 && Aligned)
-    if (pushes<K>(way, true))
-      return way.grid_sum ? with.template operator()<true, true, true>() : with.template operator()<true, false, true>();
   // The 8-vector kernels keep dw in shared memory whatever the way: with it in registers too,
   // float32's spilled at its 128-register bound.
   if constexpr (K <= 4)
@@ -986,11 +895,7 @@ ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned,
     const auto kernel = aligned ? resident_kernel<T, K, true>(dh, dw, way) : resident_kernel<T, K, false>(dh, dw, way);
     const int rows_per_block = plan.threads / plan.lanes;
     // dw's columns: a row per slot. For widths past a warp plan's, the slots are a single row.
-    // The pushed end receives every block's slots of its slice (dw_push_floats).
-    const int nvec = static_cast<int>((cols_of(c) + kVec<T> - 1) / kVec<T>);
-    const std::size_t shared = !dw                       ? 0
-                               : pushes<K>(way, aligned) ? dw_push_floats<T>(nvec, rows_per_block) * sizeof(float)
-                                                         : static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float);
+    const std::size_t shared = dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0;
     const std::int64_t groups = (rows_of(c) + rows_per_block - 1) / rows_per_block;
     return {kernel, resident_grid(kernel, plan.threads, shared, groups, dw), shared};
   }
@@ -1008,8 +913,7 @@ std::size_t workspace_bytes(const RowPlan& plan, const Case& c, const RowRules&)
       // so their grids, differ): room for the largest grid.
       dispatch_resident(c.op, kRules, plan, [&]<int K>() {
         for (const bool aligned : {true, false})
-          for (const DwWay way : {DwWay{true, true}, DwWay{true, false}, DwWay{false, true}, DwWay{false, false},
-                                  DwWay{true, true, true}, DwWay{true, false, true}})
+          for (const DwWay way : {DwWay{true, true}, DwWay{true, false}, DwWay{false, true}, DwWay{false, false}})
             blocks = std::max(blocks, static_cast<std::size_t>(resident_launch<T, K>(plan, c, aligned, way).grid.blocks));
       });
     });
@@ -1132,13 +1036,13 @@ void launch_two_pass_split(const LaunchArgs& a) {
 }
 
 // auto's plan with dw kept and summed another way (kept beside auto while measured).
-template <bool Registers, bool GridSum, bool Push = false>
+template <bool Registers, bool GridSum>
 void launch_dw_way(const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
   RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.dw_way = DwWay{Registers, GridSum, Push};
+  k.dw_way = DwWay{Registers, GridSum};
   launch_row_plan(kRules, plan, a, k);
 }
 
@@ -1217,13 +1121,7 @@ void register_rmsnorm_backward(Registry& r) {
                                  launch_dw_way<true, false>),
                     row_baseline(def.op.name, "dw_registers_grid_sum",
                                  "auto's plan, dw in registers, summed in the kernel after a grid barrier (auto's with dh)",
-                                 auto_workspace, launch_dw_way<true, true>),
-                    row_baseline(def.op.name, "dw_push_finalize",
-                                 "auto's plan, dw in registers pushed to its owner in the cluster, summed by a finalize kernel",
-                                 auto_workspace, launch_dw_way<true, false, true>),
-                    row_baseline(def.op.name, "dw_push_grid_sum",
-                                 "auto's plan, dw in registers pushed to its owner in the cluster, summed in the kernel",
-                                 auto_workspace, launch_dw_way<true, true, true>)}) {
+                                 auto_workspace, launch_dw_way<true, true>)}) {
     v.baseline = false;
     r.add_variant(std::move(v));
   }
