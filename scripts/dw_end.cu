@@ -163,18 +163,26 @@ struct Variant {
   std::vector<float> times;
 };
 
-void launch(const Variant& v, const __half* h, const __half* dy, __half* dx, float* partial,
-            unsigned long long* stamps) {
+// A launch of v on `blocks` blocks, in clusters of v.cluster where it has them; `attr` holds the
+// cluster attribute the configuration points at.
+cudaLaunchConfig_t launch_config(const Variant& v, unsigned blocks, cudaLaunchAttribute& attr) {
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(v.blocks);
+  config.gridDim = dim3(blocks);
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = v.shared;
-  cudaLaunchAttribute attr{};
+  attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = v.cluster;
   attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
   config.attrs = &attr;
   config.numAttrs = v.cluster > 1 ? 1 : 0;
+  return config;
+}
+
+void launch(const Variant& v, const __half* h, const __half* dy, __half* dx, float* partial,
+            unsigned long long* stamps) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t config = launch_config(v, v.blocks, attr);
   CHECK(cudaLaunchKernelEx(&config, v.kernel, h, dy, dx, 1e-6f, partial, stamps));
 }
 
@@ -185,16 +193,8 @@ unsigned resident_blocks(Variant& v, int sms) {
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.kernel, kThreads, v.shared));
     return static_cast<unsigned>(per_sm * sms);
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(kCluster * 1024);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = v.shared;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = v.cluster;
-  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t config = launch_config(v, kCluster * 1024, attr);
   int clusters = 0;
   CHECK(cudaOccupancyMaxActiveClusters(&clusters, v.kernel, &config));
   return static_cast<unsigned>(clusters) * v.cluster;
