@@ -10,9 +10,12 @@
 //   mma_<BM>x<BN>  the tensor-core kernel at one tile configuration (kTileConfigs), 16-bit
 //   wgmma_<BM>x<BN> the Hopper kernel (wgmma, TMA, warp specialisation) at one configuration
 //                  (kWgmmaConfigs), 16-bit, sm_90 devices only
+//   wgmma_swap     the Hopper kernel on the swapped product C^T = B^T . A^T (kWgmmaSwapConfig:
+//                  N fills wgmma's rows, M is its N), float32 partials summed and transposed
+//                  into C: for decode shapes (M = 1 to 128), correct at any M; 16-bit, sm_90 only
 //   auto           the configuration the autotuner chose for the case's (device, dtype,
 //                  M/N/K power-of-two bucket) among the mma.sync tiles and, on sm_90 devices,
-//                  the wgmma ones: the plan choosing by device; recorded in the plan
+//                  the wgmma ones and wgmma_swap: the plan choosing by device; recorded in the plan
 //   cublas, cublas_best, cublas_tf32, cublas_best_tf32: cublasLt (gemm_cublas.hpp)
 #include <cuda_runtime_api.h>
 
@@ -71,9 +74,27 @@ std::string wgmma_case_plan(std::size_t i, const Case& c) {
   return wgmma_plan(kWgmmaConfigs[i], wgmma_case_path(c), wgmma_case_splits(i, c));
 }
 
+// The swapped product: its workspace (the float32 partials, one slice at least) and plan.
+std::size_t wgmma_swap_workspace(const Case& c) { return wgmma_swap_workspace_bytes(m_of(c), n_of(c), k_of(c)); }
+
+std::string wgmma_swap_case_plan(const Case& c) {
+  const std::string path = wgmma_case_path(c) == "wgmma" ? "wgmma_swap" : "simt";
+  const std::size_t slice = static_cast<std::size_t>(m_of(c) * n_of(c)) * sizeof(float);
+  const int splits = path == "wgmma_swap" ? static_cast<int>(wgmma_swap_workspace(c) / slice) : 1;
+  std::string plan = wgmma_plan(kWgmmaSwapConfig, path, splits);
+  plan.pop_back();
+  return plan + ", \"product\": \"C^T = B^T.A^T: tiles of 128 rows of N by 64 columns of M\", \"reduce\": "
+                "\"float32 partials [splits][N][M], summed in order and transposed into C by a second kernel\"}";
+}
+
+// auto counts the swapped product among its candidates up to M = 256 (bucket 8): beyond it the
+// forward's 128-row tiles of M are full, and the swap's partials (M x N floats a split) would
+// only cost memory.
+constexpr std::int64_t kSwapCandidateMaxM = 256;
+
 // The largest workspace of any wgmma candidate of auto (0 where there are none).
 std::size_t auto_workspace(const Case& c) {
-  std::size_t most = 0;
+  std::size_t most = m_of(c) <= kSwapCandidateMaxM ? wgmma_swap_workspace(c) : 0;
   for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) most = std::max(most, wgmma_workspace(i, c));
   return most;
 }
@@ -98,11 +119,15 @@ std::string tile_plan(const TileConfig& t, const std::string& path) {
          std::to_string(t.stages) + ", \"group_m\": " + std::to_string(kGroupM) + "}";
 }
 
-// auto's candidates: kTileConfigs, then on sm_90 devices kWgmmaConfigs (index - kTileConfigs.size()).
-std::size_t auto_candidates() { return kTileConfigs.size() + (hopper_problem().empty() ? kWgmmaConfigs.size() : 0); }
+// auto's candidates: kTileConfigs, then on sm_90 devices kWgmmaConfigs (index - kTileConfigs.size())
+// and the swapped product (the last; up to kSwapCandidateMaxM).
+constexpr std::size_t kSwapCandidate = kTileConfigs.size() + kWgmmaConfigs.size();
+std::size_t auto_candidates() { return hopper_problem().empty() ? kSwapCandidate + 1 : kTileConfigs.size(); }
 
 void launch_candidate(std::size_t i, const LaunchArgs& x) {
   if (i < kTileConfigs.size()) launch_mma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream);
+  else if (i == kSwapCandidate)
+    launch_wgmma_swap(x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace, auto_workspace(x.c));
   else
     launch_wgmma(i - kTileConfigs.size(), x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
                  auto_workspace(x.c));
@@ -111,6 +136,7 @@ void launch_candidate(std::size_t i, const LaunchArgs& x) {
 // One launch of candidate i on the case's buffers, timed by an event pair after a launch that
 // warms it; -1 when it cannot run.
 double time_config(std::size_t i, const LaunchArgs& x) {
+  if (i == kSwapCandidate && x.outputs[0].rows > kSwapCandidateMaxM) return -1;
   try {
     launch_candidate(i, x);
     cudaEvent_t start, stop;
@@ -155,9 +181,9 @@ std::string auto_plan(const Case& c) {
   const TuneKey key = tune_key(device, c.dtype, m_of(c), n_of(c), k_of(c));
   TuneChoice choice;
   if (!gemm_autotuner().find(key, choice)) return "";
-  std::string plan = choice.config < kTileConfigs.size()
-                         ? tile_plan(kTileConfigs[choice.config], "mma")
-                         : wgmma_case_plan(choice.config - kTileConfigs.size(), c);
+  std::string plan = choice.config < kTileConfigs.size() ? tile_plan(kTileConfigs[choice.config], "mma")
+                     : choice.config == kSwapCandidate   ? wgmma_swap_case_plan(c)
+                                                         : wgmma_case_plan(choice.config - kTileConfigs.size(), c);
   plan.pop_back();
   return plan + ", \"bucket\": [" + std::to_string(key.bucket[0]) + ", " + std::to_string(key.bucket[1]) + ", " +
          std::to_string(key.bucket[2]) + "], \"tuned_on\": [" + std::to_string(choice.tuned_on[0]) + ", " +
@@ -264,6 +290,22 @@ void register_gemm(Registry& r) {
     v.plan = [i](const Case& c) { return wgmma_case_plan(i, c); };
     r.add_variant(v);
   }
+
+  Variant swap = make_variant("gemm", "wgmma_swap",
+                              "Hopper, decode shapes: the wgmma kernel on C^T = B^T.A^T (tiles of 128 rows of N by 64 of "
+                              "M, " + std::to_string(kWgmmaSwapConfig.stages) +
+                                  " TMA stages), float32 partials summed and transposed into C by a second kernel",
+                              [](const LaunchArgs& x) {
+                                launch_wgmma_swap(x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
+                                                  wgmma_swap_workspace(x.c));
+                              });
+  swap.workspace_bytes = wgmma_swap_workspace;
+  swap.unsupported = [](const Case& c) {
+    if (std::string why = needs(true, false)(c); !why.empty()) return why;
+    return hopper_problem();
+  };
+  swap.plan = wgmma_swap_case_plan;
+  r.add_variant(swap);
 
   Variant tuned = make_variant("gemm", "auto", "the tile the autotuner chose for the M/N/K bucket (mma.sync, and wgmma on sm_90)",
                                launch_auto);

@@ -96,6 +96,15 @@ struct WgmmaConfig {
 inline constexpr std::array<WgmmaConfig, 6> kWgmmaConfigs{
     {{256, 3}, {256, 4, true}, {192, 4}, {128, 6}, {256, 3, false, 2}, {128, 6, false, 2}}};
 
+// The swapped product's configuration (`wgmma_swap`, decode shapes: launch_wgmma_swap computes
+// C^T = B^T . A^T, so a tile is 128 rows of N by bn columns of M). At M = 1 to 16 a 128 x bn
+// tile of the forward does 128 / M times the wgmma work needed; swapped, N fills wgmma's 64
+// rows and M its N, and 64 is wgmma's narrowest N here (B's panels are 64 wide): m64n64k16 is
+// half m64n128k16's tensor time for the same 16 KiB of B a stage. 8 stages of (128 + 64) x 128
+// bytes (192 KiB) keep 128 KiB of B in flight a multiprocessor; `direct`, since it writes float32
+// partials from registers and needs no C tile in shared memory.
+inline constexpr WgmmaConfig kWgmmaSwapConfig{64, 8, true};
+
 // The Hopper kernel for float32 through tf32 (`wgmma_tf32_<name>` variants; the first is
 // `tf32`'s on sm_90). A stage is as many bytes as the 16-bit kernel's (32 floats of K instead of
 // 64 halves) and takes as long at tf32's half rate, so the same pipelines apply; but C's float32

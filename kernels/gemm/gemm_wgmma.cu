@@ -196,6 +196,49 @@ int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
 }
 
+int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
+  const std::int64_t bn = kWgmmaSwapConfig.bn;
+  const std::int64_t tiles = ((n + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((m + bn - 1) / bn);
+  const std::int64_t k_tiles = (k + 63) / 64;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
+}
+
+std::size_t wgmma_swap_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (!hopper_problem().empty() || k == 0) return 0;
+  const int splits = wgmma_swap_splits(m, n, k, current_device_limits().sms);
+  return static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float);
+}
+
+void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream,
+                       void* workspace, std::size_t workspace_bytes) {
+  if (std::string why = hopper_problem(); !why.empty()) throw std::invalid_argument("gemm wgmma_swap: " + why);
+  if (a.dtype == DType::f32) throw std::invalid_argument("gemm wgmma_swap: takes float16 or bfloat16");
+  check_gemm(a, b, c);
+  // Its grid is of the swapped product: 128-row tiles of N by bn-column ones of M.
+  if (std::string why = grid_problem(c.cols, c.rows, WgmmaConfig::kBM, kWgmmaSwapConfig.bn); !why.empty())
+    throw std::invalid_argument("gemm wgmma_swap: " + why);
+  const std::int64_t k = a.cols;
+  if (wgmma_path(a, b, k) != "wgmma") return launch_simt(a, b, c, stream);
+  // As many splits as the heuristic wants and the workspace holds; one slice at least.
+  const std::size_t slice = static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
+  const int sms = current_device_limits().sms;
+  const auto splits = static_cast<int>(std::min<std::size_t>(
+      static_cast<std::size_t>(wgmma_swap_splits(c.rows, c.cols, k, sms)), workspace == nullptr ? 0 : workspace_bytes / slice));
+  if (splits < 1)
+    throw std::invalid_argument("gemm wgmma_swap: needs " + std::to_string(slice) +
+                                " bytes of workspace for its float32 partials, has " +
+                                std::to_string(workspace == nullptr ? 0 : workspace_bytes));
+  const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), kk = static_cast<int>(k);
+  auto* const partials = static_cast<float*>(workspace);
+  KB_CUDA((a.dtype == DType::f16
+              ? launch_wgmma_swap<__half, kWgmmaSwapConfig>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
+                                                            b.row_stride, c.as<__half>(), c.row_stride, m, n, kk, sms,
+                                                            stream, splits, partials)
+              : launch_wgmma_swap<__nv_bfloat16, kWgmmaSwapConfig>(
+                    a.as<const __nv_bfloat16>(), a.row_stride, b.as<const __nv_bfloat16>(), b.row_stride,
+                    c.as<__nv_bfloat16>(), c.row_stride, m, n, kk, sms, stream, splits, partials)));
+}
+
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
   if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;
   const int splits = wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, current_device_limits().sms);

@@ -18,7 +18,12 @@
 //   - split-K, for shapes of too few tiles to fill the multiprocessors (a decode step's M of 1 to
 //     128): each tile's K is cut into `splits` ranges, each a unit of work whose float32 partial
 //     tile goes to its own slice of `partials` ([splits][M][N]); wgmma_reduce_kernel then sums
-//     the slices in order, so the result is the same bits every run (no atomics).
+//     the slices in order, so the result is the same bits every run (no atomics). Given
+//     `partials`, every unit writes there, one split or several (the swapped product's epilogue).
+//   - the swapped product (launch_wgmma_swap, decode shapes): C^T [N, M] = B^T . A^T on the same
+//     template, B as the M-major A' and A as the K-major B', so that N fills wgmma's 64-row M
+//     slots and a small M is wgmma's N; its float32 partials are summed and transposed into C by
+//     wgmma_swap_reduce_kernel.
 // The epilogue either writes each consumer's 64 x BN of C into shared memory (the same swizzle,
 // 64-column boxes) and has one thread hand them to TMA stores, going on to the next tile while
 // the copy engine writes them (the consumer waits for those reads only before it writes the
@@ -233,7 +238,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
       // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
       // and + 1 of the j-th 8 columns.
       const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
-      if (splits > 1) {  // the float32 partial tile, into this split's slice
+      if (partials != nullptr) {  // the float32 partial tile, into this split's slice
         float* const slice = partials + static_cast<std::int64_t>(u % splits) * m * n;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -320,6 +325,59 @@ __global__ void wgmma_reduce_kernel(const float* __restrict__ partials, T* __res
   }
 }
 
+// The swapped product's reduce: a block takes a tile of kSwapReduceTile partial sums, tm columns
+// of M (M rounded up to a power of two, at most 32) by kSwapReduceTile / tm rows of N, through
+// shared memory, so that its warps read the partials along their contiguous M and write C along
+// its contiguous N: runs of 32 columns of C at M = 1 and M >= 32, 64 at M = 16 (tm = 16).
+inline constexpr int kSwapReduceTile = 1024;
+__host__ __device__ constexpr int swap_reduce_columns(int m) {
+  int tm = 1;
+  while (tm < m && tm < 32) tm *= 2;
+  return tm;
+}
+
+// C [M, N] (row stride ldc) = the sum of the `splits` float32 slices of partials ([splits][N][M],
+// C^T's partials), slice by slice in order, as wgmma_reduce_kernel sums: the same bits every run.
+// blockIdx.x walks N's tiles, blockIdx.y (strided by the grid) M's.
+template <class T>
+__global__ void __launch_bounds__(256) wgmma_swap_reduce_kernel(const float* __restrict__ partials, T* __restrict__ c,
+                                                                std::int64_t ldc, int m, int n, int splits) {
+  constexpr int kPer = kSwapReduceTile / 256;  // sums a thread
+  // An odd pitch (tm + 1; 1 at tm = 1): a warp reading a column of the tile touches 32 banks.
+  // At most 1024 / 2 rows of pitch 3.
+  __shared__ float tile[kSwapReduceTile + kSwapReduceTile / 2];
+  const int tm = swap_reduce_columns(m), tn = kSwapReduceTile / tm, pitch = tm == 1 ? 1 : tm + 1;
+  const int n0 = static_cast<int>(blockIdx.x) * tn, tid = static_cast<int>(threadIdx.x);
+  const std::int64_t slice = static_cast<std::int64_t>(m) * n;
+  for (int m0 = static_cast<int>(blockIdx.y) * tm; m0 < m; m0 += static_cast<int>(gridDim.y) * tm) {
+    float sum[kPer];
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) sum[e] = 0.f;
+    // Sum e: row n0 + r of a slice, column m0 + col; the kPer loads of a slice in flight together.
+    for (int s = 0; s < splits; ++s) {
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) {
+        const int f = tid + 256 * e, r = f / tm, col = f % tm;
+        if (n0 + r < n && m0 + col < m)
+          sum[e] += partials[s * slice + static_cast<std::int64_t>(n0 + r) * m + m0 + col];
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) {
+      const int f = tid + 256 * e;
+      tile[(f / tm) * pitch + f % tm] = sum[e];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) {  // C row m0 + r, column n0 + col
+      const int f = tid + 256 * e, r = f / tn, col = f % tn;
+      if (m0 + r < m && n0 + col < n)
+        c[static_cast<std::int64_t>(m0 + r) * ldc + n0 + col] = static_cast<T>(tile[col * pitch + r]);
+    }
+    __syncthreads();  // before the next M tile overwrites it
+  }
+}
+
 // A 2-D tensor map for TMA over a row-major operand (or C) [rows, cols] (row stride in elements) of
 // elements of type T (float16, bfloat16 or float32), boxes of [box_rows, box_cols] (box_cols
 // elements <= 128 bytes), 128-byte swizzle, zeros outside. Host code (gemm_wgmma.cu); throws
@@ -335,15 +393,16 @@ CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols
   return make_operand_map(base, type, sizeof(T), rows, cols, row_stride, box_rows, box_cols);
 }
 
-// C = op(A).op(B) with wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM,
-// [K, M] rows; [K, N] or, !kBMajorN, [N, K] rows; row strides lda, ldb), C contiguous [M, N],
-// K >= 1; a persistent grid of at most `blocks` blocks (whole clusters of W.cluster),
-// configuration W (gemm_tiles.hpp; W.cluster 2 needs B N-major, !kBMajorN is refused); K cut
-// into `splits` ranges (partials: splits x M x N floats, when splits > 1). Sets the kernel's
-// shared-memory limit the first time.
+// The mainloop's launch for launch_wgmma_gemm and launch_wgmma_swap: C = op(A).op(B) with
+// wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM, [K, M] rows; [K, N] or,
+// !kBMajorN, [N, K] rows; row strides lda, ldb), K >= 1; a persistent grid of at most `blocks`
+// blocks (whole clusters of W.cluster), configuration W (gemm_tiles.hpp; W.cluster 2 needs B
+// N-major, !kBMajorN is refused); K cut into `splits` ranges. With partials (splits x M x N
+// floats) every unit writes its float32 tile there and C is not touched; without, splits is 1 and
+// C (contiguous [M, N]) is written. Sets the kernel's shared-memory limit the first time.
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
-cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
-                              int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
+cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n,
+                                  int k, int blocks, cudaStream_t stream, int splits, float* partials) {
   constexpr int BN = W.bn, CLUSTER = W.cluster;
   using G = WgmmaGemm<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
   const CUtensorMap map_a = kAMajorM ? make_operand_map(a, k, m, lda, G::kBK, 64)
@@ -351,7 +410,8 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
   const CUtensorMap map_b = kBMajorN ? make_operand_map(b, k, n, ldb, G::kBK, 64)
                                      : make_operand_map(b, n, k, ldb, BN, G::kBK);
   // C's rows must be whole 16-byte chunks on a 16-byte-aligned base for TMA to store them.
-  const bool store_via_tma = !W.direct && n % G::kCChunk == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+  const bool store_via_tma = !W.direct && partials == nullptr && n % G::kCChunk == 0 &&
+                             reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   const CUtensorMap map_c = store_via_tma ? make_operand_map(c, m, n, n, 64, G::kCBoxCols) : map_a;
   const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
   static const cudaError_t attr =
@@ -377,12 +437,45 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
           launch_ex(kernel, shape, map_a, map_b, map_c, store_via_tma, c, m, n, k, splits, partials);
       err != cudaSuccess)
     return err;
-  if (splits == 1) return cudaGetLastError();
-  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  return cudaGetLastError();
+}
+
+// C = op(A).op(B) as launch_wgmma_mainloop says, C contiguous [M, N]; K cut into `splits` ranges
+// (partials: splits x M x N floats, when splits > 1), then summed by wgmma_reduce_kernel.
+template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
+                              int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
+  if (const cudaError_t err = launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(
+          a, lda, b, ldb, c, m, n, k, blocks, stream, splits, splits > 1 ? partials : nullptr);
+      err != cudaSuccess || splits == 1)
+    return err;
   const std::int64_t count = static_cast<std::int64_t>(m) * n;
   const long long reduce_blocks = (count + 255) / 256;
   wgmma_reduce_kernel<T><<<static_cast<unsigned>(reduce_blocks < 1024 ? reduce_blocks : 1024), 256, 0, stream>>>(
       partials, c, count, splits);
+  return cudaGetLastError();
+}
+
+// C [M, N] (row stride ldc) = A [M, K] . B [K, N] (row strides lda, ldb; K >= 1) as the swapped
+// product C^T = B^T . A^T: the mainloop in its <kAMajorM, !kBMajorN> layout with B as A' ([K, N]
+// rows are A'^T for A' = B^T [N, K]) and A as B' (its [M, K] rows are B'^T for B' = A^T), so a
+// tile is 128 rows of N by W.bn columns of M. K is cut into `splits` ranges (splits >= 1), each
+// writing float32 partials ([splits][N][M], splits x M x N floats: C^T's rows cannot be
+// TMA-stored into C, and M = 1 rows are 2 bytes), which wgmma_swap_reduce_kernel sums in order
+// and transposes into C.
+template <class T, WgmmaConfig W, Fault F = Fault::none>
+cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                              int m, int n, int k, int blocks, cudaStream_t stream, int splits, float* partials) {
+  static_assert(W.direct && W.cluster == 1, "the swap writes partials only: no C tile in shared memory, no pairs");
+  if (partials == nullptr || splits < 1) return cudaErrorInvalidValue;
+  if (const cudaError_t err = launch_wgmma_mainloop<T, W, true, false, F>(b, ldb, a, lda, nullptr, n, m, k, blocks,
+                                                                          stream, splits, partials);
+      err != cudaSuccess)
+    return err;
+  const int tm = swap_reduce_columns(m), tn = kSwapReduceTile / tm;
+  const long long m_tiles = (m + tm - 1) / tm;
+  const dim3 grid(static_cast<unsigned>((n + tn - 1) / tn), static_cast<unsigned>(m_tiles < 65535 ? m_tiles : 65535));
+  wgmma_swap_reduce_kernel<T><<<grid, 256, 0, stream>>>(partials, c, ldc, m, n, splits);
   return cudaGetLastError();
 }
 

@@ -216,6 +216,12 @@ TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
     EXPECT_EQ(w.cluster, 1) << w.name();  // pairs multicast N-major B, which tf32 cannot read
     EXPECT_LE(w.smem_bytes(4) + 1024 + 16 * w.stages, 227 * 1024) << w.name();  // C in float32
   }
+  // The swapped product's: whole panels of M, partials from registers (no C tile), no pairs.
+  const WgmmaConfig& swap = kWgmmaSwapConfig;
+  EXPECT_EQ(swap.bn % 64, 0);
+  EXPECT_TRUE(swap.direct);
+  EXPECT_EQ(swap.cluster, 1);
+  EXPECT_LE(swap.smem_bytes() + 1024 + 16 * swap.stages, 227 * 1024);
 }
 
 // Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.
@@ -227,6 +233,22 @@ TEST(GemmTiles, WgmmaSplitsFillTheMultiprocessorsOnlyWhereTilesCannot) {
   EXPECT_EQ(wgmma_splits(1, 4096, 512, 256, 132), 2);         // 8 k-tiles: ranges of 4
   EXPECT_EQ(wgmma_splits(1, 4096, 200, 256, 132), 1);         // 4 k-tiles: nothing to cut
   EXPECT_EQ(wgmma_splits(1, 64, 1 << 20, 128, 132), 16);      // the cap
+}
+
+// The swapped product's tiles are 128 rows of N by 64 columns of M: split so that tiles x splits
+// fill the multiprocessors about once, never into ranges under 256 of K, at most 16.
+TEST(GemmTiles, WgmmaSwapSplitsFillTheMultiprocessorsAboutOnce) {
+  EXPECT_EQ(wgmma_swap_splits(1, 4096, 4096, 132), 4);      // 32 tiles
+  EXPECT_EQ(wgmma_swap_splits(1, 4096, 14336, 132), 4);
+  EXPECT_EQ(wgmma_swap_splits(16, 4096, 4096, 132), 4);     // M up to 64 is one column of tiles
+  EXPECT_EQ(wgmma_swap_splits(1, 14336, 4096, 132), 1);     // 112 tiles
+  EXPECT_EQ(wgmma_swap_splits(128, 4096, 4096, 132), 2);    // 64 tiles: two columns of 32
+  EXPECT_EQ(wgmma_swap_splits(128, 14336, 4096, 132), 1);   // 224 tiles: more than a wave already
+  EXPECT_EQ(wgmma_swap_splits(65, 4104, 4160, 132), 2);     // 33 x 2 = 66 tiles (N and M ragged)
+  EXPECT_EQ(wgmma_swap_splits(1, 4096, 512, 132), 2);       // 8 k-tiles: ranges of 4
+  EXPECT_EQ(wgmma_swap_splits(1, 4096, 200, 132), 1);       // 4 k-tiles: nothing to cut
+  EXPECT_EQ(wgmma_swap_splits(1, 72, 1 << 20, 132), 16);    // one tile: the cap
+  EXPECT_EQ(wgmma_swap_splits(8192, 8192, 8192, 132), 1);   // a large product: never split
 }
 
 // The cp.async path takes rows that start on 16 bytes and are whole 16-byte chunks; a single
