@@ -45,15 +45,16 @@ int check_all(const Case& c, const InputTweak& tweak = {}) {
   return ran;
 }
 
-// The wgmma variants of a dtype where the device runs them (sm_90), else none.
+// The wgmma variants of a dtype where the device runs them (sm_90), else none: 16-bit, one per
+// configuration and wgmma_swap.
 int hopper_variants(DType t) {
   if (!gemm::hopper_problem().empty()) return 0;
-  return static_cast<int>(t == DType::f32 ? gemm::kWgmmaTf32Configs.size() : gemm::kWgmmaConfigs.size());
+  return static_cast<int>(t == DType::f32 ? gemm::kWgmmaTf32Configs.size() : gemm::kWgmmaConfigs.size() + 1);
 }
 
 // What check_all runs for a dtype: the variants' support depends on the dtype (and device) alone.
-// 16-bit: simt, every tile configuration, each wgmma configuration on sm_90, auto, cublas,
-// cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration, each wgmma_tf32
+// 16-bit: simt, every tile configuration, each wgmma configuration and wgmma_swap on sm_90, auto,
+// cublas, cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration, each wgmma_tf32
 // configuration on sm_90 and the four cuBLAS variants.
 int variants_for(DType t) {
   return t == DType::f32 ? 6 + static_cast<int>(gemm::kTf32Configs.size()) + hopper_variants(t)
@@ -176,6 +177,9 @@ TEST(GemmGpu, ContractsOnDeviceBuffers) {
   const DeviceTensor in_place{base + 4096, DType::f16, 64, 64, 64};  // A's second half (A spans 8 KiB)
   for (std::size_t i = 0; i < gemm::kTileConfigs.size(); ++i) EXPECT_THROW(gemm::launch_mma(i, a, b, in_place, nullptr), std::invalid_argument);
   EXPECT_THROW(gemm::launch_simt(a, b, in_place, nullptr), std::invalid_argument);
+  if (gemm::hopper_problem().empty()) {  // a workspace that holds its partials: the overlap refuses
+    EXPECT_THROW(gemm::launch_wgmma_swap(a, b, in_place, nullptr, base + 65536, 64 * 64 * sizeof(float)), std::invalid_argument);
+  }
   const Variant& cublas = registry().variant("gemm", "cublas");
   EXPECT_THROW(cublas.launch(LaunchArgs{Case{"gemm", DType::f16, {64, 64, 64}}, std::vector<DeviceTensor>{a, b},
                                         std::vector<DeviceTensor>{in_place}, nullptr, nullptr}),

@@ -1,8 +1,10 @@
 // The tensor-core kernel templates with transposed operands (gemm_mma.cuh kATrans, kBTrans;
 // gemm_wgmma.cuh kAMajorM, !kBMajorN): A given as A^T [K, M] rows, B as B^T [N, K] rows, read
 // through their strides, as a backward pass reads them; and the tf32 instantiation of the Hopper
-// kernel, whose launcher transposes B first. Small integers make every product and sum exact in
-// float16, tf32 and float32, so C must equal the host's product exactly; the tiles are ragged in
+// kernel, whose launcher transposes B first; and the swapped product (C^T = B^T . A^T, the
+// Hopper kernel's <M-major, K-major> layout with B and A as its operands). Small integers make
+// every product and float32 sum exact, so C must equal the host's product rounded once to the
+// dtype (the product itself wherever it fits, as it does below K = 264); the tiles are ragged in
 // M, N and K.
 #include <gtest/gtest.h>
 
@@ -81,11 +83,21 @@ void expect_exact(int m, int n, int k, Pads pad, const char* what, Launch launch
   KB_CUDA(launch(static_cast<const T*>(da.get()), lda, static_cast<const T*>(db.get()), ldb, static_cast<T*>(dc.get())));
   std::vector<S> got(static_cast<std::size_t>(m) * n);
   KB_CUDA(cudaMemcpy(got.data(), dc.get(), dc.size(), cudaMemcpyDeviceToHost));
+  // The exact product, a row of C at a time (rows of B in order: K = 4160 at N = 4104 stays quick).
+  std::vector<double> exact(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int q = 0; q < k; ++q) {
+      const double x = av[static_cast<std::size_t>(i) * k + q];
+      const double* const row = &bv[static_cast<std::size_t>(q) * n];
+      double* const out = &exact[static_cast<std::size_t>(i) * n];
+      for (int j = 0; j < n; ++j) out[j] += x * row[j];
+    }
   int bad = 0;
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
-      double ref = 0;
-      for (int q = 0; q < k; ++q) ref += av[static_cast<std::size_t>(i) * k + q] * bv[static_cast<std::size_t>(q) * n + j];
+      // Rounded once to the dtype, as the kernels round their float32 sums (a no-op for the
+      // sums below 2048 of short K; K = 4160 reaches sums a float16 cannot hold exactly).
+      const double ref = E::to(E::from(exact[static_cast<std::size_t>(i) * n + j]));
       const double v = E::to(got[static_cast<std::size_t>(i) * n + j]);
       if (v != ref && bad++ < 3)
         ADD_FAILURE() << what << " A^T " << kATrans << " B^T " << kBTrans << " " << m << "x" << n << "x" << k << " at (" << i
@@ -164,6 +176,71 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
       expect_wgmma_layouts<kWgmmaConfigs[4]>(pad, blocks);
       expect_wgmma_layouts<kWgmmaConfigs[5]>(pad, blocks);
     }
+}
+
+// The swapped product (launch_wgmma_swap: the kernel at kWgmmaSwapConfig in its <M-major A,
+// K-major B> layout on B and A, float32 partials [splits][N][M] then summed and transposed into C)
+// on a grid of `blocks`: the partials are NaN beforehand, so that a unit that leaves its slice
+// unwritten shows. A is given as [M, K] and B as [K, N], rows padded as `pad` says.
+void expect_wgmma_swap_exact(int m, int n, int k, Pads pad, int blocks, int splits) {
+  const std::string what = "wgmma_swap splits " + std::to_string(splits) + " blocks " + std::to_string(blocks);
+  DeviceBuffer partials(static_cast<std::size_t>(splits) * m * n * sizeof(float));
+  float* const p = static_cast<float*>(partials.get());
+  KB_CUDA(cudaMemset(p, 0xFF, partials.size()));
+  expect_exact<false, false>(m, n, k, pad, what.c_str(), [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
+    return launch_wgmma_swap<__half, kWgmmaSwapConfig>(a, lda, b, ldb, c, n, m, n, k, blocks, nullptr, splits, p);
+  });
+}
+
+// M from a decode step's 1 to beyond one 64-wide tile of M (100, 128: two; 300: five, the last
+// ragged), odd and even (the partials' paired and single stores); N ragged against the 128-row
+// tiles (4104 = 32 x 128 + 8; 200; 72, under one tile); K ragged against 64 (4160: 65 k-tiles;
+// 100: two, the second partial; 264: five). Splits of one and several, some ranges empty (7 of
+// 100's two k-tiles: five empty; 16 of 4160's 65: ranges of 5, the last three empty). K = 100
+// needs A's rows padded to whole 16-byte chunks (4 more elements), as TMA's strides must be.
+TEST(GemmGpu, WgmmaSwapAtDecodeAndRaggedShapes) {
+  KB_REQUIRE_GPU();
+  if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
+  struct Shape {
+    int m, n, k, splits;
+  };
+  const Shape shapes[] = {{1, 4104, 4160, 1},  {1, 4104, 4160, 4},  {7, 4104, 100, 1},   {7, 200, 100, 7},
+                          {16, 4104, 4160, 3}, {16, 72, 4160, 16},  {100, 200, 4160, 1}, {100, 200, 4160, 7},
+                          {128, 4104, 264, 1}, {128, 4104, 264, 3}, {300, 200, 100, 2},  {300, 72, 4160, 1}};
+  for (const int blocks : {3, 132})
+    for (const Shape& s : shapes) {
+      const int row_pad = s.k % 8 == 0 ? 0 : 8 - s.k % 8;  // A's rows to whole 16-byte chunks
+      const Pads pad = blocks == 3 ? Pads(row_pad, 0) : Pads(row_pad + 8, 8);
+      expect_wgmma_swap_exact(s.m, s.n, s.k, pad, blocks, s.splits);
+    }
+}
+
+// Through the registry's launcher: the splits wgmma_swap_splits asks for, as far as the
+// workspace holds them (one slice of M x N floats is enough: 1, 2), and a refusal below one slice.
+TEST(GemmGpu, WgmmaSwapTakesTheSplitsItsWorkspaceHolds) {
+  KB_REQUIRE_GPU();
+  if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
+  const int m = 16, n = 4104, k = 4160;  // 33 tiles: 4 splits on 132 multiprocessors
+  const std::size_t slice = static_cast<std::size_t>(m) * n * sizeof(float);
+  for (const std::size_t bytes : {wgmma_swap_workspace_bytes(m, n, k), slice, 2 * slice + 4}) {
+    DeviceBuffer workspace(bytes);
+    const std::string what = "wgmma_swap, workspace of " + std::to_string(bytes) + " bytes";
+    expect_exact<false, false>(m, n, k, 0, what.c_str(), [&](const __half* a, int lda, const __half* b, int ldb, __half* c) {
+      const DeviceTensor ta{const_cast<__half*>(a), DType::f16, m, k, lda}, tb{const_cast<__half*>(b), DType::f16, k, n, ldb};
+      const DeviceTensor tc{c, DType::f16, m, n, n};
+      launch_wgmma_swap(ta, tb, tc, nullptr, workspace.get(), bytes);
+      return cudaGetLastError();
+    });
+  }
+  DeviceBuffer operands(3 * 128), workspace(8 * 8 * sizeof(float));
+  auto* const base = static_cast<char*>(operands.get());
+  const DeviceTensor sa{base, DType::f16, 8, 8, 8}, sb{base + 128, DType::f16, 8, 8, 8}, sc{base + 256, DType::f16, 8, 8, 8};
+  try {
+    launch_wgmma_swap(sa, sb, sc, nullptr, workspace.get(), workspace.size() - 4);
+    ADD_FAILURE() << "wgmma_swap ran with less workspace than one slice";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("workspace"), std::string::npos) << e.what();
+  }
 }
 
 // The tf32 instantiation (K-major A and B^T: 32 floats of K a stage) on a grid of `blocks`, B

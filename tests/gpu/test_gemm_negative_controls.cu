@@ -1,10 +1,12 @@
 // Negative controls for gemm's oracle check: the tensor-core kernel templates of gemm_mma.cuh
-// and (on sm_90) gemm_wgmma.cuh instantiated here, in the test binary only, with one defect
-// each (gemm::Fault):
+// and (on sm_90) gemm_wgmma.cuh, forward and swapped (launch_wgmma_swap: C^T = B^T . A^T, its
+// partials summed and transposed by a second kernel), instantiated here, in the test binary only,
+// with one defect each (gemm::Fault):
 //   - half_accumulator: float16 partial sums (mma .f16 accumulators; wgmma's rounded to float16
 //     after every k16 step), on the 2050 case;
 //   - drop_k_tail: the last, partial K tile is never loaded (K = 200, BK = 64);
-//   - skip_tile: one block of the grid returns without writing its tile.
+//   - skip_tile: one block of the grid returns without writing its tile (the swap's: its
+//     partial tile, which the zeroed workspace then gives as zeros).
 // Each must fail the check, and the same instantiation without the defect must pass the same
 // prepared case, so that it is the defect the check sees.
 #include <gtest/gtest.h>
@@ -16,23 +18,33 @@
 #include "kernels/all_ops.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/gemm_mma.cuh"
+#include "kernels/gemm/gemm_op.hpp"
 #include "kernels/gemm/gemm_wgmma.cuh"
 
 namespace kbench::gemm {
 namespace {
 
-enum class Kernel { mma, wgmma };
+enum class Kernel { mma, wgmma, wgmma_swap };
+
+// The swapped product's partials: 3 splits of M x N floats, so that K is cut as well.
+constexpr int kSwapSplits = 3;
 
 template <Kernel K, Fault F>
 Launchable control() {
   Launchable v;
   v.name = "control";
+  if constexpr (K == Kernel::wgmma_swap)
+    v.workspace_bytes = [](const Case& c) { return static_cast<std::size_t>(kSwapSplits * m_of(c) * n_of(c)) * sizeof(float); };
   v.launch = [](const LaunchArgs& x) {
     const DeviceTensor &a = x.inputs[0], &b = x.inputs[1], &c = x.outputs[0];
     const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), k = static_cast<int>(a.cols);
     if constexpr (K == Kernel::mma)
       KB_CUDA((launch_mma_gemm<__half, 64, 64, 64, 32, 32, 3, false, false, F>(
           a.as<const __half>(), b.as<const __half>(), c.as<__half>(), m, n, k, a.row_stride, b.row_stride, x.stream)));
+    else if constexpr (K == Kernel::wgmma_swap)
+      KB_CUDA((launch_wgmma_swap<__half, kWgmmaSwapConfig, F>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
+                                                             b.row_stride, c.as<__half>(), c.row_stride, m, n, k, 132,
+                                                             x.stream, kSwapSplits, static_cast<float*>(x.workspace))));
     else  // 128 x 128 tiles, so that the skipped-tile case has several
       KB_CUDA((launch_wgmma_gemm<__half, WgmmaConfig{128, 4}, false, true, F>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
                                                                 b.row_stride, c.as<__half>(), m, n, k, 132, x.stream)));
@@ -51,11 +63,13 @@ void expect_caught(const Launchable& broken, const Case& c, const InputTweak& tw
   EXPECT_FALSE(info.passed) << what << ": the broken kernel passed";
 }
 
-// Each defect on both kernels (the wgmma one where the device runs it).
+// Each defect on every kernel (the wgmma ones where the device runs them).
 template <Fault F>
 void expect_caught_everywhere(const Case& c, const InputTweak& tweak, const char* what) {
   expect_caught<Kernel::mma>(control<Kernel::mma, F>(), c, tweak, what);
-  if (hopper_problem().empty()) expect_caught<Kernel::wgmma>(control<Kernel::wgmma, F>(), c, tweak, what);
+  if (!hopper_problem().empty()) return;
+  expect_caught<Kernel::wgmma>(control<Kernel::wgmma, F>(), c, tweak, what);
+  expect_caught<Kernel::wgmma_swap>(control<Kernel::wgmma_swap, F>(), c, tweak, what);
 }
 
 TEST(GemmGpu, CheckerRejectsAHalfAccumulator) {
