@@ -24,8 +24,8 @@
 #                                        (the whole suite: long; give it its own device call);
 #                                        with SANITIZE_FILTER, the tests of the suite it names
 #   SANITIZE_TOOLS='memcheck initcheck'  only these tools (default all four)
-#   SANITIZE_RACECHECK_VENDOR=1          racecheck analyses cuBLAS's and CUB's kernels too (left out
-#                                        by default: below, at the compute-sanitizer call)
+#   SANITIZE_RACECHECK_VENDOR=1          racecheck analyses cuBLAS's nvjet kernels too (left out by
+#                                        default: below, at the compute-sanitizer call)
 #   SANITIZE_JOBS=12                     sanitizer processes at once on the one GPU (default 1;
 #                                        the whole suite one at a time is about 3000 s: most of a
 #                                        sanitized test is host-side instrumentation, so several
@@ -89,13 +89,16 @@ if [ "${2:-}" = --one ]; then
   else
     expect=clean target=("$bin" --gtest_filter="$what")
   fi
-  # racecheck analyses kbench's kernels, not the vendors' (cuBLAS's nvjet/xmma/cutlass kernels
-  # and gemv, CUB's CUB_ namespace, matched in the mangled names; they still run): their shared
-  # memory is not ours to fix, and analysing cublas_best's 16 candidates is most of what kept
-  # the GEMM tests past 265 s. SANITIZE_RACECHECK_VENDOR=1 analyses them too.
+  # racecheck leaves cuBLAS's nvjet kernels out of its analysis (they still run): it reports
+  # races in them (nvjet_sm90_hsh_*: a read at +0xa00-0xa60 of eight kernels, session 19's
+  # call 1), which are not ours to fix. Only those: with cuBLAS's other kernels and CUB's left
+  # out as well (regex (nvjet|xmma|cutlass|cublas|gemv|CUB_), session 18), every GEMM test ended
+  # in "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception" and an
+  # illegal address (docs/records/2026-12-04-session18/). SANITIZE_RACECHECK_VENDOR=1 analyses
+  # nvjet too.
   exclude=()
   if [ "$tool" = racecheck ] && [ -z "${SANITIZE_RACECHECK_VENDOR:-}" ]; then
-    exclude=(--kernel-name-exclude "regex=(nvjet|xmma|cutlass|cublas|gemv|CUB_)")
+    exclude=(--kernel-name-exclude "regex=nvjet")
   fi
   KBENCH_REQUIRE_GPU=1 KBENCH_UNDER_SANITIZER=1 timeout "$limit" compute-sanitizer --tool "$tool" "${exclude[@]}" \
     --error-exitcode 3 "${target[@]}" >"$log" 2>&1
