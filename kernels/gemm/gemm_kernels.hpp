@@ -59,10 +59,8 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
 void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream,
                        void* workspace, std::size_t workspace_bytes);
 // How many K ranges the swapped product cuts an M x N x K product into on `sms`
-// multiprocessors, its ceil(N / 128) x ceil(M / 64) tiles times the ranges being the units its
-// persistent grid takes in waves: the fewest ranges whose units keep 90% of the last wave busy,
-// else those that keep the most (1 from `sms` tiles on); each range at least 4 k-tiles (256)
-// long, at most 16. Host code.
+// multiprocessors: as many as fill them about once with its ceil(N / 128) x ceil(M / 64) tiles
+// (1 from `sms` tiles on), each range at least 4 k-tiles (256) long, at most 16. Host code.
 int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms);
 // The workspace launch_wgmma_swap wants for M x N x K on this device: its splits times M x N
 // floats (0 off sm_90, and at K = 0).

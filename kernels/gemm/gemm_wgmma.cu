@@ -199,23 +199,8 @@ int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms
 int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
   const std::int64_t bn = kWgmmaSwapConfig.bn;
   const std::int64_t tiles = ((n + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((m + bn - 1) / bn);
-  if (tiles >= sms) return 1;
-  // Filling the multiprocessors once is not enough where the units go in waves: 112 tiles (N =
-  // 14336) on 132 leave 15% of them idle at any cut into 1 to 6 ranges, and 7 ranges make 784
-  // units, 5.94 waves of 132 (session 19's call 1: 1x14336x4096 at 38.8 us, graph, against cuBLAS's
-  // 29.7, with 112 units). A persistent block's producer runs on into its next unit's stages, so a
-  // short range costs no pipeline refill.
-  const std::int64_t most = std::max<std::int64_t>(1, std::min<std::int64_t>((k + 63) / 64 / 4, 16));
-  const auto busy = [&](std::int64_t s) {  // the share of the waves' slots that units fill
-    const std::int64_t units = tiles * s;
-    return static_cast<double>(units) / static_cast<double>((units + sms - 1) / sms * sms);
-  };
-  std::int64_t best = 1;
-  for (std::int64_t s = 1; s <= most; ++s) {
-    if (busy(s) >= 0.9) return static_cast<int>(s);
-    if (busy(s) > busy(best)) best = s;
-  }
-  return static_cast<int>(best);
+  const std::int64_t k_tiles = (k + 63) / 64;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
 }
 
 std::size_t wgmma_swap_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -236,14 +236,12 @@ TEST(GemmTiles, WgmmaSplitsFillTheMultiprocessorsOnlyWhereTilesCannot) {
 }
 
 // The swapped product's tiles are 128 rows of N by 64 columns of M: split so that tiles x splits
-// keep 90% of the last wave of the multiprocessors busy, never into ranges under 256 of K, at
-// most 16.
-TEST(GemmTiles, WgmmaSwapSplitsKeepTheLastWaveBusy) {
+// fill the multiprocessors about once, never into ranges under 256 of K, at most 16.
+TEST(GemmTiles, WgmmaSwapSplitsFillTheMultiprocessorsAboutOnce) {
   EXPECT_EQ(wgmma_swap_splits(1, 4096, 4096, 132), 4);      // 32 tiles
   EXPECT_EQ(wgmma_swap_splits(1, 4096, 14336, 132), 4);
   EXPECT_EQ(wgmma_swap_splits(16, 4096, 4096, 132), 4);     // M up to 64 is one column of tiles
-  EXPECT_EQ(wgmma_swap_splits(1, 14336, 4096, 132), 7);     // 112 tiles: 784 units, 5.94 waves
-  EXPECT_EQ(wgmma_swap_splits(1, 6400, 4096, 132), 5);      // 50 tiles: 250 units, 0.95 of 2 waves
+  EXPECT_EQ(wgmma_swap_splits(1, 14336, 4096, 132), 1);     // 112 tiles
   EXPECT_EQ(wgmma_swap_splits(128, 4096, 4096, 132), 2);    // 64 tiles: two columns of 32
   EXPECT_EQ(wgmma_swap_splits(128, 14336, 4096, 132), 1);   // 224 tiles: more than a wave already
   EXPECT_EQ(wgmma_swap_splits(65, 4104, 4160, 132), 2);     // 33 x 2 = 66 tiles (N and M ragged)
