@@ -7,7 +7,7 @@ spell; this script does, and the header it writes is committed (run it again aft
 python3 scripts/gen_wgmma_ops.py)."""
 import pathlib
 
-SHAPES = (64, 128, 192, 256)  # the N of each wrapper
+SHAPES = (16, 64, 128, 192, 256)  # the N of each wrapper (16: the swapped product's narrow tiles of M)
 # (C++ element type, PTX type, K of one instruction): 32 bytes of K either way. tf32 reads
 # float32 elements and takes K-major operands only (no transpose immediates).
 TYPES = (("__half", "f16", 16), ("__nv_bfloat16", "bf16", 16), ("float", "tf32", 8))

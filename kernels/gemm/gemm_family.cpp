@@ -10,9 +10,10 @@
 //   mma_<BM>x<BN>  the tensor-core kernel at one tile configuration (kTileConfigs), 16-bit
 //   wgmma_<BM>x<BN> the Hopper kernel (wgmma, TMA, warp specialisation) at one configuration
 //                  (kWgmmaConfigs), 16-bit, sm_90 devices only
-//   wgmma_swap     the Hopper kernel on the swapped product C^T = B^T . A^T (kWgmmaSwapConfig:
+//   wgmma_swap     the Hopper kernel on the swapped product C^T = B^T . A^T (wgmma_swap_config:
 //                  N fills wgmma's rows, M is its N), float32 partials summed and transposed
-//                  into C: for decode shapes (M = 1 to 128), correct at any M; 16-bit, sm_90 only
+//                  into C (at M = 1 with one split, C written directly): for decode shapes (M = 1
+//                  to 128), correct at any M; 16-bit, sm_90 only
 //   auto           the configuration the autotuner chose for the case's (device, dtype,
 //                  M/N/K power-of-two bucket) among the mma.sync tiles and, on sm_90 devices,
 //                  the wgmma ones and wgmma_swap: the plan choosing by device; recorded in the plan
@@ -81,10 +82,14 @@ std::string wgmma_swap_case_plan(const Case& c) {
   const std::string path = wgmma_case_path(c) == "wgmma" ? "wgmma_swap" : "simt";
   const std::size_t slice = static_cast<std::size_t>(m_of(c) * n_of(c)) * sizeof(float);
   const int splits = path == "wgmma_swap" ? static_cast<int>(wgmma_swap_workspace(c) / slice) : 1;
-  std::string plan = wgmma_plan(kWgmmaSwapConfig, path, splits);
+  const WgmmaConfig w = wgmma_swap_config(m_of(c));
+  std::string plan = wgmma_plan(w, path, splits);
   plan.pop_back();
-  return plan + ", \"product\": \"C^T = B^T.A^T: tiles of 128 rows of N by 64 columns of M\", \"reduce\": "
-                "\"float32 partials [splits][N][M], summed in order and transposed into C by a second kernel\"}";
+  const bool direct = m_of(c) == 1 && splits == 1;
+  return plan + ", \"product\": \"C^T = B^T.A^T: tiles of 128 rows of N by " + std::to_string(w.bn) +
+         " columns of M\", \"reduce\": " +
+         (direct ? "\"none: C^T is C's one row, written by the kernel\"}"
+                 : "\"float32 partials [splits][N][M], summed in order and transposed into C by a second kernel\"}");
 }
 
 // auto counts the swapped product among its candidates up to M = 256 (bucket 8): beyond it the
@@ -292,9 +297,13 @@ void register_gemm(Registry& r) {
   }
 
   Variant swap = make_variant("gemm", "wgmma_swap",
-                              "Hopper, decode shapes: the wgmma kernel on C^T = B^T.A^T (tiles of 128 rows of N by 64 of "
-                              "M, " + std::to_string(kWgmmaSwapConfig.stages) +
-                                  " TMA stages), float32 partials summed and transposed into C by a second kernel",
+                              "Hopper, decode shapes: the wgmma kernel on C^T = B^T.A^T (tiles of 128 rows of N by " +
+                                  std::to_string(kWgmmaSwapNarrowConfig.bn) + " of M up to M = " +
+                                  std::to_string(kSwapNarrowMaxM) + ", " +
+                                  std::to_string(kWgmmaSwapNarrowConfig.stages) + " TMA stages; by " +
+                                  std::to_string(kWgmmaSwapConfig.bn) + ", " +
+                                  std::to_string(kWgmmaSwapConfig.stages) +
+                                  " stages beyond), float32 partials summed and transposed into C by a second kernel",
                               [](const LaunchArgs& x) {
                                 launch_wgmma_swap(x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
                                                   wgmma_swap_workspace(x.c));

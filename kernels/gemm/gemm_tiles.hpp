@@ -104,6 +104,17 @@ inline constexpr std::array<WgmmaConfig, 6> kWgmmaConfigs{
 // bytes (192 KiB) keep 128 KiB of B in flight a multiprocessor; `direct`, since it writes float32
 // partials from registers and needs no C tile in shared memory.
 inline constexpr WgmmaConfig kWgmmaSwapConfig{64, 8, true};
+// Up to M = 16 (kSwapNarrowMaxM), tiles of 16 columns of M: a stage is B's 16 KiB and 2 KiB of A
+// (not 8 KiB of rows of A that are zeros past M), so 12 stages fit and 192 KiB of B are in flight
+// a multiprocessor. At 1x14336x4096 the 8-stage tile read HBM at 3.08 TB/s with its warps waiting
+// on the stages, where cuBLAS's kernel (nvjet 128x8, 12 stages, 112 blocks as here) read 3.9
+// (ncu, session 19's call 3): the bytes in flight, not the grid, set a decode step's rate.
+inline constexpr WgmmaConfig kWgmmaSwapNarrowConfig{16, 12, true};
+inline constexpr int kSwapNarrowMaxM = 16;
+// The swapped product's configuration for M.
+constexpr WgmmaConfig wgmma_swap_config(std::int64_t m) {
+  return m <= kSwapNarrowMaxM ? kWgmmaSwapNarrowConfig : kWgmmaSwapConfig;
+}
 
 // The Hopper kernel for float32 through tf32 (`wgmma_tf32_<name>` variants; the first is
 // `tf32`'s on sm_90). A stage is as many bytes as the 16-bit kernel's (32 floats of K instead of

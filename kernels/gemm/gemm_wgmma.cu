@@ -197,7 +197,7 @@ int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms
 }
 
 int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
-  const std::int64_t bn = kWgmmaSwapConfig.bn;
+  const std::int64_t bn = wgmma_swap_config(m).bn;
   const std::int64_t tiles = ((n + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((m + bn - 1) / bn);
   const std::int64_t k_tiles = (k + 63) / 64;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
@@ -209,13 +209,27 @@ std::size_t wgmma_swap_workspace_bytes(std::int64_t m, std::int64_t n, std::int6
   return static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float);
 }
 
+namespace {
+// launch_wgmma_swap at configuration W (a template argument: one instantiation a configuration).
+template <WgmmaConfig W>
+cudaError_t launch_swap_typed(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int m, int n, int k,
+                              int sms, cudaStream_t stream, int splits, float* partials) {
+  if (a.dtype == DType::f16)
+    return launch_wgmma_swap<__half, W>(a.as<const __half>(), a.row_stride, b.as<const __half>(), b.row_stride,
+                                        c.as<__half>(), c.row_stride, m, n, k, sms, stream, splits, partials);
+  return launch_wgmma_swap<__nv_bfloat16, W>(a.as<const __nv_bfloat16>(), a.row_stride, b.as<const __nv_bfloat16>(),
+                                             b.row_stride, c.as<__nv_bfloat16>(), c.row_stride, m, n, k, sms, stream,
+                                             splits, partials);
+}
+}  // namespace
+
 void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream,
                        void* workspace, std::size_t workspace_bytes) {
   if (std::string why = hopper_problem(); !why.empty()) throw std::invalid_argument("gemm wgmma_swap: " + why);
   if (a.dtype == DType::f32) throw std::invalid_argument("gemm wgmma_swap: takes float16 or bfloat16");
   check_gemm(a, b, c);
   // Its grid is of the swapped product: 128-row tiles of N by bn-column ones of M.
-  if (std::string why = grid_problem(c.cols, c.rows, WgmmaConfig::kBM, kWgmmaSwapConfig.bn); !why.empty())
+  if (std::string why = grid_problem(c.cols, c.rows, WgmmaConfig::kBM, wgmma_swap_config(c.rows).bn); !why.empty())
     throw std::invalid_argument("gemm wgmma_swap: " + why);
   const std::int64_t k = a.cols;
   if (wgmma_path(a, b, k) != "wgmma") return launch_simt(a, b, c, stream);
@@ -230,13 +244,8 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
                                 std::to_string(workspace == nullptr ? 0 : workspace_bytes));
   const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), kk = static_cast<int>(k);
   auto* const partials = static_cast<float*>(workspace);
-  KB_CUDA((a.dtype == DType::f16
-              ? launch_wgmma_swap<__half, kWgmmaSwapConfig>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
-                                                            b.row_stride, c.as<__half>(), c.row_stride, m, n, kk, sms,
-                                                            stream, splits, partials)
-              : launch_wgmma_swap<__nv_bfloat16, kWgmmaSwapConfig>(
-                    a.as<const __nv_bfloat16>(), a.row_stride, b.as<const __nv_bfloat16>(), b.row_stride,
-                    c.as<__nv_bfloat16>(), c.row_stride, m, n, kk, sms, stream, splits, partials)));
+  KB_CUDA(m <= kSwapNarrowMaxM ? launch_swap_typed<kWgmmaSwapNarrowConfig>(a, b, c, m, n, kk, sms, stream, splits, partials)
+                               : launch_swap_typed<kWgmmaSwapConfig>(a, b, c, m, n, kk, sms, stream, splits, partials));
 }
 
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {

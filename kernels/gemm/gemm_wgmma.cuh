@@ -81,7 +81,10 @@ struct WgmmaGemm {
   static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
   static_assert(kElement == 2 || (kElement == 4 && !kAMajorM && !kBMajorN && CLUSTER == 1),
                 "tf32 operands are K-major only (wgmma transposes 16-bit ones alone)");
-  static_assert(BN % 64 == 0 && BN <= 256, "B's panels are 64 wide; wgmma's N is at most 256");
+  // An N-major B is loaded and C stored in panels 64 wide; a K-major B is a box of BN rows, whole
+  // 8-row groups of the swizzle (the swapped product's narrow tiles of M take 16).
+  static_assert((kBMajorN || kTmaStore ? BN % 64 == 0 : BN % 16 == 0) && BN <= 256,
+                "B's N-major panels and C's boxes are 64 wide, K-major rows come in 16s; wgmma's N is at most 256");
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than a block can have");
   static_assert(CLUSTER == 1 || (CLUSTER == 2 && kBMajorN && (BN / 64) % 2 == 0),
                 "pairs multicast B's N-major panels, half each");
@@ -462,12 +465,17 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
 // tile is 128 rows of N by W.bn columns of M. K is cut into `splits` ranges (splits >= 1), each
 // writing float32 partials ([splits][N][M], splits x M x N floats: C^T's rows cannot be
 // TMA-stored into C, and M = 1 rows are 2 bytes), which wgmma_swap_reduce_kernel sums in order
-// and transposes into C.
+// and transposes into C. At M = 1 with one split, C^T [N, 1] is C's one row, so the kernel writes
+// C from its registers and the second kernel does not run (its launch and its read of the
+// partials were 2-5 us of the 14-40 us of a decode step's product in ncu, session 19). The
+// partials must be given either way.
 template <class T, WgmmaConfig W, Fault F = Fault::none>
 cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
                               int m, int n, int k, int blocks, cudaStream_t stream, int splits, float* partials) {
-  static_assert(W.direct && W.cluster == 1, "the swap writes partials only: no C tile in shared memory, no pairs");
+  static_assert(W.direct && W.cluster == 1, "the swap writes from registers: no C tile in shared memory, no pairs");
   if (partials == nullptr || splits < 1) return cudaErrorInvalidValue;
+  if (m == 1 && splits == 1)
+    return launch_wgmma_mainloop<T, W, true, false, F>(b, ldb, a, lda, c, n, m, k, blocks, stream, 1, nullptr);
   if (const cudaError_t err = launch_wgmma_mainloop<T, W, true, false, F>(b, ldb, a, lda, nullptr, n, m, k, blocks,
                                                                           stream, splits, partials);
       err != cudaSuccess)

@@ -216,12 +216,17 @@ TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
     EXPECT_EQ(w.cluster, 1) << w.name();  // pairs multicast N-major B, which tf32 cannot read
     EXPECT_LE(w.smem_bytes(4) + 1024 + 16 * w.stages, 227 * 1024) << w.name();  // C in float32
   }
-  // The swapped product's: whole panels of M, partials from registers (no C tile), no pairs.
-  const WgmmaConfig& swap = kWgmmaSwapConfig;
-  EXPECT_EQ(swap.bn % 64, 0);
-  EXPECT_TRUE(swap.direct);
-  EXPECT_EQ(swap.cluster, 1);
-  EXPECT_LE(swap.smem_bytes() + 1024 + 16 * swap.stages, 227 * 1024);
+  // The swapped product's: whole 8-row groups of M's K-major rows (16 for wgmma's N), partials
+  // or C from registers (no C tile), no pairs; the narrow one up to M = 16, the wide one beyond.
+  for (const WgmmaConfig& swap : {kWgmmaSwapNarrowConfig, kWgmmaSwapConfig}) {
+    EXPECT_EQ(swap.bn % 16, 0) << swap.name();
+    EXPECT_TRUE(swap.direct) << swap.name();
+    EXPECT_EQ(swap.cluster, 1) << swap.name();
+    EXPECT_LE(swap.smem_bytes() + 1024 + 16 * swap.stages, 227 * 1024) << swap.name();
+  }
+  EXPECT_EQ(wgmma_swap_config(1).bn, 16);
+  EXPECT_EQ(wgmma_swap_config(16).bn, 16);
+  EXPECT_EQ(wgmma_swap_config(17).bn, 64);
 }
 
 // Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.

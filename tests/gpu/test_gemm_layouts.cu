@@ -178,22 +178,26 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
     }
 }
 
-// The swapped product (launch_wgmma_swap: the kernel at kWgmmaSwapConfig in its <M-major A,
-// K-major B> layout on B and A, float32 partials [splits][N][M] then summed and transposed into C)
-// on a grid of `blocks`: the partials are NaN beforehand, so that a unit that leaves its slice
-// unwritten shows. A is given as [M, K] and B as [K, N], rows padded as `pad` says.
+// The swapped product (launch_wgmma_swap: the kernel at configuration W in its <M-major A,
+// K-major B> layout on B and A, float32 partials [splits][N][M] then summed and transposed into C;
+// at M = 1 with one split, C from the kernel) on a grid of `blocks`: the partials are NaN
+// beforehand, so that a unit that leaves its slice unwritten shows. A is given as [M, K] and B as
+// [K, N], rows padded as `pad` says.
+template <WgmmaConfig W>
 void expect_wgmma_swap_exact(int m, int n, int k, Pads pad, int blocks, int splits) {
-  const std::string what = "wgmma_swap splits " + std::to_string(splits) + " blocks " + std::to_string(blocks);
+  const std::string what = "wgmma_swap " + W.name() + " splits " + std::to_string(splits) + " blocks " + std::to_string(blocks);
   DeviceBuffer partials(static_cast<std::size_t>(splits) * m * n * sizeof(float));
   float* const p = static_cast<float*>(partials.get());
   KB_CUDA(cudaMemset(p, 0xFF, partials.size()));
   expect_exact<false, false>(m, n, k, pad, what.c_str(), [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
-    return launch_wgmma_swap<__half, kWgmmaSwapConfig>(a, lda, b, ldb, c, n, m, n, k, blocks, nullptr, splits, p);
+    return launch_wgmma_swap<__half, W>(a, lda, b, ldb, c, n, m, n, k, blocks, nullptr, splits, p);
   });
 }
 
-// M from a decode step's 1 to beyond one 64-wide tile of M (100, 128: two; 300: five, the last
-// ragged), odd and even (the partials' paired and single stores); N ragged against the 128-row
+// Both configurations (the narrow one, which the launcher takes up to M = 16, is correct at any M
+// too). M from a decode step's 1 (with one split: C from the kernel) to beyond one 64-wide tile of
+// M (100, 128: two; 300: five, the last ragged; 7: under one narrow tile of 16), odd and even (the
+// partials' paired and single stores); N ragged against the 128-row
 // tiles (4104 = 32 x 128 + 8; 200; 72, under one tile); K ragged against 64 (4160: 65 k-tiles;
 // 100: two, the second partial; 264: five). Splits of one and several, some ranges empty (7 of
 // 100's two k-tiles: five empty; 16 of 4160's 65: ranges of 5, the last three empty). K = 100
@@ -211,7 +215,8 @@ TEST(GemmGpu, WgmmaSwapAtDecodeAndRaggedShapes) {
     for (const Shape& s : shapes) {
       const int row_pad = s.k % 8 == 0 ? 0 : 8 - s.k % 8;  // A's rows to whole 16-byte chunks
       const Pads pad = blocks == 3 ? Pads(row_pad, 0) : Pads(row_pad + 8, 8);
-      expect_wgmma_swap_exact(s.m, s.n, s.k, pad, blocks, s.splits);
+      expect_wgmma_swap_exact<kWgmmaSwapConfig>(s.m, s.n, s.k, pad, blocks, s.splits);
+      expect_wgmma_swap_exact<kWgmmaSwapNarrowConfig>(s.m, s.n, s.k, pad, blocks, s.splits);
     }
 }
 
