@@ -54,14 +54,15 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
 // gemm_wgmma.cuh, configuration wgmma_swap_config(M): tiles of 128 rows of N by 16 or 64 columns
 // of M, for decode shapes), K cut as wgmma_swap_splits says as far as the workspace holds, the
 // float32 partials summed and transposed into C by a second kernel (at M = 1 with one split, C
-// written by the first). 16-bit dtypes on an sm_90 device
-// (else std::invalid_argument); needs the workspace of one slice at least (M x N floats, else
-// std::invalid_argument); operands wgmma_path sends elsewhere, and K = 0, go to launch_simt.
+// written by the first). 16-bit dtypes on an sm_90 device (else std::invalid_argument); needs the
+// workspace of one slice at least (M x N floats, else std::invalid_argument); operands
+// wgmma_path sends elsewhere, and K = 0, go to launch_simt.
 void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream,
                        void* workspace, std::size_t workspace_bytes);
 // How many K ranges the swapped product cuts an M x N x K product into on `sms`
-// multiprocessors: as many as fill them about once with its ceil(N / 128) x ceil(M / bn) tiles (bn of wgmma_swap_config(M))
-// (1 from `sms` tiles on), each range at least 4 k-tiles (256) long, at most 16. Host code.
+// multiprocessors: as many as fill them about once with its ceil(N / 128) x ceil(M / bn) tiles
+// (bn: wgmma_swap_config(M)'s; 1 from `sms` tiles on), each range at least 4 k-tiles (256) long,
+// at most 16. Host code.
 int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms);
 // The workspace launch_wgmma_swap wants for M x N x K on this device: its splits times M x N
 // floats (0 off sm_90, and at K = 0).
