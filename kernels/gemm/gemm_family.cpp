@@ -11,9 +11,10 @@
 //   wgmma_<BM>x<BN> the Hopper kernel (wgmma, TMA, warp specialisation) at one configuration
 //                  (kWgmmaConfigs), 16-bit, sm_90 devices only
 //   wgmma_swap     the Hopper kernel on the swapped product C^T = B^T . A^T (wgmma_swap_config:
-//                  N fills wgmma's rows, M is its N), float32 partials summed and transposed
-//                  into C (at M = 1 with one split, C written directly): for decode shapes (M = 1
-//                  to 128), correct at any M; 16-bit, sm_90 only
+//                  N fills wgmma's rows, M is its N), C^T's tile stored transposed into C from
+//                  registers at one split, float32 partials summed and transposed into C by a
+//                  second kernel at several: for decode shapes (M = 1 to 128), correct at any M;
+//                  16-bit, sm_90 only
 //   auto           the configuration the autotuner chose for the case's (device, dtype,
 //                  M/N/K power-of-two bucket) among the mma.sync tiles and, on sm_90 devices,
 //                  the wgmma ones and wgmma_swap: the plan choosing by device; recorded in the plan
@@ -85,11 +86,10 @@ std::string wgmma_swap_case_plan(const Case& c) {
   const WgmmaConfig w = wgmma_swap_config(m_of(c));
   std::string plan = wgmma_plan(w, path, splits);
   plan.pop_back();
-  const bool direct = m_of(c) == 1 && splits == 1;
   return plan + ", \"product\": \"C^T = B^T.A^T: tiles of 128 rows of N by " + std::to_string(w.bn) +
          " columns of M\", \"reduce\": " +
-         (direct ? "\"none: C^T is C's one row, written by the kernel\"}"
-                 : "\"float32 partials [splits][N][M], summed in order and transposed into C by a second kernel\"}");
+         (splits == 1 ? "\"none: one split, the kernel stores C^T's tile transposed into C\"}"
+                      : "\"float32 partials [splits][N][M], summed in order and transposed into C by a second kernel\"}");
 }
 
 // auto counts the swapped product among its candidates up to M = 256 (bucket 8): beyond it the
@@ -303,7 +303,8 @@ void register_gemm(Registry& r) {
                                   std::to_string(kWgmmaSwapNarrowConfig.stages) + " TMA stages; by " +
                                   std::to_string(kWgmmaSwapConfig.bn) + ", " +
                                   std::to_string(kWgmmaSwapConfig.stages) +
-                                  " stages beyond), float32 partials summed and transposed into C by a second kernel",
+                                  " stages beyond); C^T's tile stored transposed into C at one split of K, float32 "
+                                  "partials summed and transposed into C by a second kernel at several",
                               [](const LaunchArgs& x) {
                                 launch_wgmma_swap(x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
                                                   wgmma_swap_workspace(x.c));

@@ -52,11 +52,12 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
                          bool b_transposed, const DeviceTensor& c, cudaStream_t stream);
 // C = A.B as the swapped product C^T = B^T . A^T on the Hopper kernel (launch_wgmma_swap in
 // gemm_wgmma.cuh, configuration wgmma_swap_config(M): tiles of 128 rows of N by 16 or 64 columns
-// of M, for decode shapes), K cut as wgmma_swap_splits says as far as the workspace holds, the
-// float32 partials summed and transposed into C by a second kernel (at M = 1 with one split, C
-// written by the first). 16-bit dtypes on an sm_90 device (else std::invalid_argument); needs the
-// workspace of one slice at least (M x N floats, else std::invalid_argument); operands
-// wgmma_path sends elsewhere, and K = 0, go to launch_simt.
+// of M, for decode shapes), K cut as wgmma_swap_splits says as far as the workspace holds: at one
+// split the kernel stores C^T's tiles transposed into C, at several their float32 partials are
+// summed and transposed into C by a second kernel. 16-bit dtypes on an sm_90 device (else
+// std::invalid_argument); needs the workspace of one slice at least (M x N floats, else
+// std::invalid_argument), used or not; operands wgmma_path sends elsewhere, and K = 0, go to
+// launch_simt.
 void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, cudaStream_t stream,
                        void* workspace, std::size_t workspace_bytes);
 // How many K ranges the swapped product cuts an M x N x K product into on `sms`

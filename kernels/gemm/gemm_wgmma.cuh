@@ -19,16 +19,18 @@
 //     128): each tile's K is cut into `splits` ranges, each a unit of work whose float32 partial
 //     tile goes to its own slice of `partials` ([splits][M][N]); wgmma_reduce_kernel then sums
 //     the slices in order, so the result is the same bits every run (no atomics). Given
-//     `partials`, every unit writes there, one split or several (the swapped product's epilogue).
+//     `partials`, every unit writes there and C is not touched (so do the swapped product's
+//     units at several splits, which its own reduce kernel sums).
 //   - the swapped product (launch_wgmma_swap, decode shapes): C^T [N, M] = B^T . A^T on the same
 //     template, B as the M-major A' and A as the K-major B', so that N fills wgmma's 64-row M
-//     slots and a small M is wgmma's N; its float32 partials are summed and transposed into C by
-//     wgmma_swap_reduce_kernel.
+//     slots and a small M is wgmma's N; with one split the kernel stores its tile of C^T into C
+//     transposed, from registers (kTransposedC), with several its float32 partials are summed and
+//     transposed into C by wgmma_swap_reduce_kernel.
 // The epilogue either writes each consumer's 64 x BN of C into shared memory (the same swizzle,
 // 64-column boxes) and has one thread hand them to TMA stores, going on to the next tile while
 // the copy engine writes them (the consumer waits for those reads only before it writes the
 // buffer again), or (`direct` configurations, and C rows that are not whole 16-byte chunks)
-// stores the accumulators straight from registers, bounds-checked.
+// stores the accumulators straight from registers, bounds-checked (transposed, for the swap).
 //
 // Shared memory takes the 128-byte swizzle that TMA writes and wgmma reads: an operand whose
 // contiguous dimension is K (K-major: A as given, B^T) is a [rows][BK] box of 128-byte rows; one
@@ -109,12 +111,19 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
 
 // map_c is C's tensor map when store_via_tma (C's rows whole 16-byte chunks, C 16-byte aligned:
 // what TMA can describe), and is then used by the configurations that store through shared memory.
-template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, Fault F>
+// kTransposedC (the swapped product's, direct configurations only): c holds C^T, n rows of row
+// stride ldc, so that the tile's element (row, col) goes to c[col * ldc + row]; ldc is unused
+// otherwise (C contiguous [m, n]). A template flag rather than a runtime stride: the forward's
+// instantiations compile to the epilogue they had (no second store loop, no branch in it), and
+// the swap's configurations are instantiated for the swap alone, so the flag adds no kernel.
+template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, bool kTransposedC,
+          Fault F>
 __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
-                      int n, int k, int splits, float* __restrict__ partials) {
+                      int n, int k, int splits, float* __restrict__ partials, std::int64_t ldc) {
 #ifdef KBENCH_HOPPER_DEVICE_CODE
+  static_assert(!kTransposedC || !kTmaStore, "a transposed C is stored from registers");
   using G = WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>;
   using namespace hopper;
   using namespace wgmma_detail;
@@ -261,6 +270,25 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         }
         continue;
       }
+      if constexpr (kTransposedC) {
+        // Element (row, col) to C^T's row col: a pair's two columns are two rows of c, so each
+        // goes alone; a warp's 8 lanes of one lane % 4 write 8 consecutive elements of a row.
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int col = n0 + 8 * j + 2 * (lane % 4) + e;
+            if (col >= n) continue;
+            T* const out = c + static_cast<std::int64_t>(col) * ldc;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int row = row0 + 8 * h;
+              if (row < m) out[row] = T(acc[4 * j + 2 * h + e]);
+            }
+          }
+        }
+        continue;
+      }
       if (kTmaStore && store_via_tma) {
         const std::uint32_t mine = c_smem + consumer * G::kCBytes;
         if (tid == 0) bulk_wait_read<0>();  // the last tile's stores have read the buffer
@@ -402,11 +430,14 @@ CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols
 // blocks (whole clusters of W.cluster), configuration W (gemm_tiles.hpp; W.cluster 2 needs B
 // N-major, !kBMajorN is refused); K cut into `splits` ranges. With partials (splits x M x N
 // floats) every unit writes its float32 tile there and C is not touched; without, splits is 1 and
-// C (contiguous [M, N]) is written. Sets the kernel's shared-memory limit the first time.
-template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+// C (contiguous [M, N]) is written, or, kTransposedC (W.direct only), its transpose: c holds C^T
+// [N, M] of row stride ldc. Sets the kernel's shared-memory limit the first time.
+template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false>
 cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n,
-                                  int k, int blocks, cudaStream_t stream, int splits, float* partials) {
+                                  int k, int blocks, cudaStream_t stream, int splits, float* partials,
+                                  std::int64_t ldc = 0) {
   constexpr int BN = W.bn, CLUSTER = W.cluster;
+  static_assert(!kTransposedC || W.direct, "a transposed C is stored from registers");
   using G = WgmmaGemm<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
   const CUtensorMap map_a = kAMajorM ? make_operand_map(a, k, m, lda, G::kBK, 64)
                                      : make_operand_map(a, m, k, lda, G::kBM, G::kBK);
@@ -416,7 +447,7 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
   const bool store_via_tma = !W.direct && partials == nullptr && n % G::kCChunk == 0 &&
                              reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   const CUtensorMap map_c = store_via_tma ? make_operand_map(c, m, n, n, 64, G::kCBoxCols) : map_a;
-  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
+  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, F>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
@@ -437,7 +468,7 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
                           .stream = stream,
                           .cluster = CLUSTER};
   if (const cudaError_t err =
-          launch_ex(kernel, shape, map_a, map_b, map_c, store_via_tma, c, m, n, k, splits, partials);
+          launch_ex(kernel, shape, map_a, map_b, map_c, store_via_tma, c, m, n, k, splits, partials, ldc);
       err != cudaSuccess)
     return err;
   return cudaGetLastError();
@@ -462,22 +493,25 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
 // C [M, N] (row stride ldc) = A [M, K] . B [K, N] (row strides lda, ldb; K >= 1) as the swapped
 // product C^T = B^T . A^T: the mainloop in its <kAMajorM, !kBMajorN> layout with B as A' ([K, N]
 // rows are A'^T for A' = B^T [N, K]) and A as B' (its [M, K] rows are B'^T for B' = A^T), so a
-// tile is 128 rows of N by W.bn columns of M. K is cut into `splits` ranges (splits >= 1), each
-// writing float32 partials ([splits][N][M], splits x M x N floats: C^T's rows cannot be
-// TMA-stored into C, and M = 1 rows are 2 bytes), which wgmma_swap_reduce_kernel sums in order
-// and transposes into C. At M = 1 with one split, C^T [N, 1] is C's one row, so the kernel writes
-// C from its registers and the second kernel does not run (its launch and its read of the
-// partials were 2-5 us of the 14-40 us of a decode step's product in ncu, session 19). The
-// partials must be given either way.
+// tile is 128 rows of N by W.bn columns of M. C^T's rows cannot be TMA-stored into C (they are
+// its columns; at M = 1, 2 bytes), so C is written from registers:
+//   - one split: the kernel stores its tile of C^T transposed into C (kTransposedC: element
+//     (n, m) to c[m * ldc + n]), and no second kernel runs (the reduce's launch and its read of
+//     the partials were 2-5 us of the 14-40 us of a decode step's product in ncu, session 19);
+//   - several (K cut into `splits` ranges): each unit writes float32 partials ([splits][N][M],
+//     splits x M x N floats), which wgmma_swap_reduce_kernel sums in order and transposes into C.
+// The partials must be given either way (one slice at least; unused at one split).
 template <class T, WgmmaConfig W, Fault F = Fault::none>
 cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
                               int m, int n, int k, int blocks, cudaStream_t stream, int splits, float* partials) {
   static_assert(W.direct && W.cluster == 1, "the swap writes from registers: no C tile in shared memory, no pairs");
   if (partials == nullptr || splits < 1) return cudaErrorInvalidValue;
-  if (m == 1 && splits == 1)
-    return launch_wgmma_mainloop<T, W, true, false, F>(b, ldb, a, lda, c, n, m, k, blocks, stream, 1, nullptr);
-  if (const cudaError_t err = launch_wgmma_mainloop<T, W, true, false, F>(b, ldb, a, lda, nullptr, n, m, k, blocks,
-                                                                          stream, splits, partials);
+  // One instantiation for both: the flag changes only the store that runs without partials.
+  if (splits == 1)
+    return launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, 1, nullptr,
+                                                             ldc);
+  if (const cudaError_t err = launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, nullptr, n, m, k,
+                                                                                blocks, stream, splits, partials, ldc);
       err != cudaSuccess)
     return err;
   const int tm = swap_reduce_columns(m), tn = kSwapReduceTile / tm;

@@ -8,6 +8,7 @@
 // M, N and K.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -49,21 +50,23 @@ struct HostElement<float> {
   static double to(Stored s) { return s; }
 };
 
-// The elements between stored rows of A and of B.
+// The elements between stored rows of A, of B and of C. C's (for launchers that take its row
+// stride, n + c, which the launch captures) are NaN beforehand and must stay NaN.
 struct Pads {
-  int a, b;
-  Pads(int both) : a(both), b(both) {}  // NOLINT: one pad for both is the common case
-  Pads(int pa, int pb) : a(pa), b(pb) {}
+  int a, b, c = 0;
+  Pads(int both) : a(both), b(both) {}  // NOLINT: one pad for both operands is the common case
+  Pads(int pa, int pb, int pc = 0) : a(pa), b(pb), c(pc) {}
 };
 
-// launch(a, lda, b, ldb, c) computes C [m, n] from the operands as stored (elements of T).
+// launch(a, lda, b, ldb, c) computes C [m, n] (row stride n + pad.c) from the operands as stored
+// (elements of T).
 template <bool kATrans, bool kBTrans, class T = __half, class Launch>
 void expect_exact(int m, int n, int k, Pads pad, const char* what, Launch launch) {
   using E = HostElement<T>;
   using S = typename E::Stored;
   // Stored shapes: A [m, k] or A^T [k, m]; B [k, n] or B^T [n, k]; rows padded as `pad` says.
   const int a_rows = kATrans ? k : m, a_cols = kATrans ? m : k, b_rows = kBTrans ? n : k, b_cols = kBTrans ? k : n;
-  const int lda = a_cols + pad.a, ldb = b_cols + pad.b;
+  const int lda = a_cols + pad.a, ldb = b_cols + pad.b, ldc = n + pad.c;
   std::vector<double> av(static_cast<std::size_t>(m) * k), bv(static_cast<std::size_t>(k) * n);
   for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<double>((i * 7 + 3) % 9) - 4;
   for (std::size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<double>((i * 5 + 1) % 7) - 3;
@@ -76,12 +79,12 @@ void expect_exact(int m, int n, int k, Pads pad, const char* what, Launch launch
     for (int j = 0; j < n; ++j)
       hb[kBTrans ? static_cast<std::size_t>(j) * ldb + i : static_cast<std::size_t>(i) * ldb + j] =
           E::from(bv[static_cast<std::size_t>(i) * n + j]);
-  DeviceBuffer da(ha.size() * sizeof(S)), db(hb.size() * sizeof(S)), dc(static_cast<std::size_t>(m) * n * sizeof(S));
+  DeviceBuffer da(ha.size() * sizeof(S)), db(hb.size() * sizeof(S)), dc(static_cast<std::size_t>(m) * ldc * sizeof(S));
   KB_CUDA(cudaMemcpy(da.get(), ha.data(), da.size(), cudaMemcpyHostToDevice));
   KB_CUDA(cudaMemcpy(db.get(), hb.data(), db.size(), cudaMemcpyHostToDevice));
   KB_CUDA(cudaMemset(dc.get(), 0xFF, dc.size()));
   KB_CUDA(launch(static_cast<const T*>(da.get()), lda, static_cast<const T*>(db.get()), ldb, static_cast<T*>(dc.get())));
-  std::vector<S> got(static_cast<std::size_t>(m) * n);
+  std::vector<S> got(static_cast<std::size_t>(m) * ldc);
   KB_CUDA(cudaMemcpy(got.data(), dc.get(), dc.size(), cudaMemcpyDeviceToHost));
   // The exact product, a row of C at a time (rows of B in order: K = 4160 at N = 4104 stays quick).
   std::vector<double> exact(static_cast<std::size_t>(m) * n, 0.0);
@@ -98,12 +101,18 @@ void expect_exact(int m, int n, int k, Pads pad, const char* what, Launch launch
       // Rounded once to the dtype, as the kernels round their float32 sums (a no-op for the
       // sums below 2048 of short K; K = 4160 reaches sums a float16 cannot hold exactly).
       const double ref = E::to(E::from(exact[static_cast<std::size_t>(i) * n + j]));
-      const double v = E::to(got[static_cast<std::size_t>(i) * n + j]);
+      const double v = E::to(got[static_cast<std::size_t>(i) * ldc + j]);
       if (v != ref && bad++ < 3)
         ADD_FAILURE() << what << " A^T " << kATrans << " B^T " << kBTrans << " " << m << "x" << n << "x" << k << " at (" << i
                       << ", " << j << "): " << v << ", expected " << ref;
     }
   EXPECT_EQ(bad, 0);
+  int written = 0;  // C's row padding the launch must leave alone
+  for (int i = 0; i < m; ++i)
+    for (int j = n; j < ldc; ++j)
+      if (!std::isnan(E::to(got[static_cast<std::size_t>(i) * ldc + j])) && written++ < 3)
+        ADD_FAILURE() << what << " " << m << "x" << n << "x" << k << " wrote C's padding at (" << i << ", " << j << ")";
+  EXPECT_EQ(written, 0);
 }
 
 TEST(GemmGpu, TransposedOperandsThroughStrides) {
@@ -179,10 +188,10 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
 }
 
 // The swapped product (launch_wgmma_swap: the kernel at configuration W in its <M-major A,
-// K-major B> layout on B and A, float32 partials [splits][N][M] then summed and transposed into C;
-// at M = 1 with one split, C from the kernel) on a grid of `blocks`: the partials are NaN
-// beforehand, so that a unit that leaves its slice unwritten shows. A is given as [M, K] and B as
-// [K, N], rows padded as `pad` says.
+// K-major B> layout on B and A; with one split C^T's tiles stored transposed into C by the
+// kernel, with several float32 partials [splits][N][M] then summed and transposed into C) on a
+// grid of `blocks`: the partials are NaN beforehand, so that a unit that leaves its slice
+// unwritten shows. A is given as [M, K], B as [K, N] and C as [M, N], rows padded as `pad` says.
 template <WgmmaConfig W>
 void expect_wgmma_swap_exact(int m, int n, int k, Pads pad, int blocks, int splits) {
   const std::string what = "wgmma_swap " + W.name() + " splits " + std::to_string(splits) + " blocks " + std::to_string(blocks);
@@ -190,18 +199,20 @@ void expect_wgmma_swap_exact(int m, int n, int k, Pads pad, int blocks, int spli
   float* const p = static_cast<float*>(partials.get());
   KB_CUDA(cudaMemset(p, 0xFF, partials.size()));
   expect_exact<false, false>(m, n, k, pad, what.c_str(), [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
-    return launch_wgmma_swap<__half, W>(a, lda, b, ldb, c, n, m, n, k, blocks, nullptr, splits, p);
+    return launch_wgmma_swap<__half, W>(a, lda, b, ldb, c, n + pad.c, m, n, k, blocks, nullptr, splits, p);
   });
 }
 
 // Both configurations (the narrow one, which the launcher takes up to M = 16, is correct at any M
-// too). M from a decode step's 1 (with one split: C from the kernel) to beyond one 64-wide tile of
-// M (100, 128: two; 300: five, the last ragged; 7: under one narrow tile of 16), odd and even (the
-// partials' paired and single stores); N ragged against the 128-row
-// tiles (4104 = 32 x 128 + 8; 200; 72, under one tile); K ragged against 64 (4160: 65 k-tiles;
-// 100: two, the second partial; 264: five). Splits of one and several, some ranges empty (7 of
-// 100's two k-tiles: five empty; 16 of 4160's 65: ranges of 5, the last three empty). K = 100
-// needs A's rows padded to whole 16-byte chunks (4 more elements), as TMA's strides must be.
+// too). M from a decode step's 1 to beyond one 64-wide tile of M (100, 128: two; 300: five, the
+// last ragged; 7: under one narrow tile of 16), odd and even (the partials' paired and single
+// stores); N ragged against the 128-row tiles (4104 = 32 x 128 + 8; 200; 72, under one tile); K
+// ragged against 64 (4160: 65 k-tiles; 100: two, the second partial; 264: five). Splits of one
+// (C^T's tiles stored transposed into C by the kernel: M = 1, 7, 100, 128, 300) and several, some
+// ranges empty (7 of 100's two k-tiles: five empty; 16 of 4160's 65: ranges of 5, the last three
+// empty). K = 100 needs A's rows padded to whole 16-byte chunks (4 more elements), as TMA's
+// strides must be. On the grid of 132, C's rows are padded by 5 (an odd row stride, and 5
+// elements past N in each row that both stores, the kernel's and the reduce's, must leave alone).
 TEST(GemmGpu, WgmmaSwapAtDecodeAndRaggedShapes) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
@@ -214,7 +225,7 @@ TEST(GemmGpu, WgmmaSwapAtDecodeAndRaggedShapes) {
   for (const int blocks : {3, 132})
     for (const Shape& s : shapes) {
       const int row_pad = s.k % 8 == 0 ? 0 : 8 - s.k % 8;  // A's rows to whole 16-byte chunks
-      const Pads pad = blocks == 3 ? Pads(row_pad, 0) : Pads(row_pad + 8, 8);
+      const Pads pad = blocks == 3 ? Pads(row_pad, 0) : Pads(row_pad + 8, 8, 5);
       expect_wgmma_swap_exact<kWgmmaSwapConfig>(s.m, s.n, s.k, pad, blocks, s.splits);
       expect_wgmma_swap_exact<kWgmmaSwapNarrowConfig>(s.m, s.n, s.k, pad, blocks, s.splits);
     }

@@ -1,12 +1,14 @@
 // Negative controls for gemm's oracle check: the tensor-core kernel templates of gemm_mma.cuh
-// and (on sm_90) gemm_wgmma.cuh, forward and swapped (launch_wgmma_swap: C^T = B^T . A^T, its
-// partials summed and transposed by a second kernel), instantiated here, in the test binary only,
-// with one defect each (gemm::Fault):
+// and (on sm_90) gemm_wgmma.cuh, forward and swapped (launch_wgmma_swap: C^T = B^T . A^T, at
+// three splits its partials summed and transposed by a second kernel, at one its tiles stored
+// transposed into C by the kernel), instantiated here, in the test binary only, with one defect
+// each (gemm::Fault):
 //   - half_accumulator: float16 partial sums (mma .f16 accumulators; wgmma's rounded to float16
 //     after every k16 step), on the 2050 case;
 //   - drop_k_tail: the last, partial K tile is never loaded (K = 200, BK = 64);
-//   - skip_tile: one block of the grid returns without writing its tile (the swap's: its
-//     partial tile, which the zeroed workspace then gives as zeros).
+//   - skip_tile: one block of the grid returns without writing its tile (the swap's at three
+//     splits: its partial tile, which the zeroed workspace then gives as zeros; at one: its part
+//     of C, left as the check's NaN).
 // Each must fail the check, and the same instantiation without the defect must pass the same
 // prepared case, so that it is the defect the check sees.
 #include <gtest/gtest.h>
@@ -24,27 +26,30 @@
 namespace kbench::gemm {
 namespace {
 
-enum class Kernel { mma, wgmma, wgmma_swap };
+// wgmma_swap_direct: the swap at one split (C from the kernel, transposed), the same instantiation.
+enum class Kernel { mma, wgmma, wgmma_swap, wgmma_swap_direct };
 
 // The swapped product's partials: 3 splits of M x N floats, so that K is cut as well.
 constexpr int kSwapSplits = 3;
 
 template <Kernel K, Fault F>
 Launchable control() {
+  constexpr bool kSwap = K == Kernel::wgmma_swap || K == Kernel::wgmma_swap_direct;
+  constexpr int kSplits = K == Kernel::wgmma_swap ? kSwapSplits : 1;
   Launchable v;
   v.name = "control";
-  if constexpr (K == Kernel::wgmma_swap)
-    v.workspace_bytes = [](const Case& c) { return static_cast<std::size_t>(kSwapSplits * m_of(c) * n_of(c)) * sizeof(float); };
+  if constexpr (kSwap)
+    v.workspace_bytes = [](const Case& c) { return static_cast<std::size_t>(kSplits * m_of(c) * n_of(c)) * sizeof(float); };
   v.launch = [](const LaunchArgs& x) {
     const DeviceTensor &a = x.inputs[0], &b = x.inputs[1], &c = x.outputs[0];
     const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), k = static_cast<int>(a.cols);
     if constexpr (K == Kernel::mma)
       KB_CUDA((launch_mma_gemm<__half, 64, 64, 64, 32, 32, 3, false, false, F>(
           a.as<const __half>(), b.as<const __half>(), c.as<__half>(), m, n, k, a.row_stride, b.row_stride, x.stream)));
-    else if constexpr (K == Kernel::wgmma_swap)
+    else if constexpr (kSwap)
       KB_CUDA((launch_wgmma_swap<__half, kWgmmaSwapConfig, F>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
                                                              b.row_stride, c.as<__half>(), c.row_stride, m, n, k, 132,
-                                                             x.stream, kSwapSplits, static_cast<float*>(x.workspace))));
+                                                             x.stream, kSplits, static_cast<float*>(x.workspace))));
     else  // 128 x 128 tiles, so that the skipped-tile case has several
       KB_CUDA((launch_wgmma_gemm<__half, WgmmaConfig{128, 4}, false, true, F>(a.as<const __half>(), a.row_stride, b.as<const __half>(),
                                                                 b.row_stride, c.as<__half>(), m, n, k, 132, x.stream)));
@@ -70,6 +75,7 @@ void expect_caught_everywhere(const Case& c, const InputTweak& tweak, const char
   if (!hopper_problem().empty()) return;
   expect_caught<Kernel::wgmma>(control<Kernel::wgmma, F>(), c, tweak, what);
   expect_caught<Kernel::wgmma_swap>(control<Kernel::wgmma_swap, F>(), c, tweak, what);
+  expect_caught<Kernel::wgmma_swap_direct>(control<Kernel::wgmma_swap_direct, F>(), c, tweak, what);
 }
 
 TEST(GemmGpu, CheckerRejectsAHalfAccumulator) {
