@@ -60,8 +60,9 @@ int hopper_variants(DType t) {
 // cublas, cublas_best; float32: simt, tf32, one tf32_<tile> per tf32 configuration, each wgmma_tf32
 // configuration on sm_90 and the four cuBLAS variants (cublas, cublas_best and their _tf32 twins).
 int variants_for(DType t) {
-  return t == DType::f32 ? 2 + static_cast<int>(gemm::kTf32Configs.size()) + hopper_variants(t) + test::cublas_checked(4)
-                         : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants(t) + 2 + test::cublas_checked(2);
+  const int cublas = test::cublas_checked(t == DType::f32 ? 4 : 2);
+  return t == DType::f32 ? 2 + static_cast<int>(gemm::kTf32Configs.size()) + hopper_variants(t) + cublas
+                         : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants(t) + 2 + cublas;
 }
 
 TEST(GemmGpu, EveryVariantOnRaggedAndSquareShapes) {
