@@ -1,8 +1,8 @@
 // The autotuner of the `auto` variant: one tile configuration per (device, dtype, bucket),
 // where a bucket is the power-of-two ceiling of M, of N and of K. The first case of a bucket
-// times every configuration once on its own buffers (outside any timed region: the harness's
-// first launch is the check) and the fastest is kept in memory for the process's life; later
-// cases of the bucket reuse it. Host code without CUDA calls: the timing is passed in, so the
+// times every configuration on its own buffers (outside any timed region: the harness's first
+// launch is the check; cold, gemm_family.cpp's time_config) and the fastest is kept in memory for
+// the process's life; later cases of the bucket reuse it. Host code without CUDA calls: the timing is passed in, so the
 // cache is testable on the CPU.
 #pragma once
 
