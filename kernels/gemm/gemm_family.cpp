@@ -23,10 +23,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
