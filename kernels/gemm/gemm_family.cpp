@@ -12,9 +12,9 @@
 //                  (kWgmmaConfigs), 16-bit, sm_90 devices only
 //   wgmma_swap     the Hopper kernel on the swapped product C^T = B^T . A^T (wgmma_swap_config:
 //                  N fills wgmma's rows, M is its N), C^T's tile stored transposed into C from
-//                  registers at one split, float32 partials summed and transposed into C by a
-//                  second kernel at several: for decode shapes (M = 1 to 128), correct at any M;
-//                  16-bit, sm_90 only
+//                  registers at one split; at several, float32 partials summed in order and
+//                  stored transposed into C by each tile's last unit, in the same kernel: for
+//                  decode shapes (M = 1 to 128), correct at any M; 16-bit, sm_90 only
 //   auto           the configuration the autotuner chose for the case's (device, dtype,
 //                  M/N/K power-of-two bucket) among the mma.sync tiles and, on sm_90 devices,
 //                  the wgmma ones and wgmma_swap: the plan choosing by device; recorded in the plan
@@ -82,20 +82,23 @@ std::string wgmma_case_plan(std::size_t i, const Case& c) {
   return wgmma_plan(kWgmmaConfigs[i], wgmma_case_path(c), wgmma_case_splits(i, c));
 }
 
-// The swapped product: its workspace (the float32 partials, one slice at least) and plan.
+// The swapped product: its workspace (the float32 partials, one slice at least, then the tiles'
+// counters where it splits K) and plan.
 std::size_t wgmma_swap_workspace(const Case& c) { return wgmma_swap_workspace_bytes(m_of(c), n_of(c), k_of(c)); }
 
 std::string wgmma_swap_case_plan(const Case& c) {
   const std::string path = wgmma_case_path(c) == "wgmma" ? "wgmma_swap" : "simt";
-  const std::size_t slice = static_cast<std::size_t>(m_of(c) * n_of(c)) * sizeof(float);
-  const int splits = path == "wgmma_swap" ? static_cast<int>(wgmma_swap_workspace(c) / slice) : 1;
+  const int splits = path == "wgmma_swap" ? wgmma_swap_workspace_splits(m_of(c), n_of(c), k_of(c),
+                                                                        current_device_limits().sms, wgmma_swap_workspace(c))
+                                          : 1;
   const WgmmaConfig w = wgmma_swap_config(m_of(c));
   std::string plan = wgmma_plan(w, path, splits);
   plan.pop_back();
   return plan + ", \"product\": \"C^T = B^T.A^T: tiles of 128 rows of N by " + std::to_string(w.bn) +
          " columns of M\", \"reduce\": " +
          (splits == 1 ? "\"none: one split, the kernel stores C^T's tile transposed into C\"}"
-                      : "\"float32 partials [splits][N][M], summed in order and transposed into C by a second kernel\"}");
+                      : "\"in-kernel: float32 partials [splits][N][M]; each tile's last unit (a done-counter a "
+                        "tile) sums them in split order and stores the sum transposed into C\"}");
 }
 
 // auto counts the swapped product among its candidates up to M = 256 (bucket 8): beyond it the
@@ -103,11 +106,17 @@ std::string wgmma_swap_case_plan(const Case& c) {
 // only cost memory.
 constexpr std::int64_t kSwapCandidateMaxM = 256;
 
-// The largest workspace of any wgmma candidate of auto (0 where there are none).
+// The workspace auto's wgmma candidates share: the largest of their partials, which each writes
+// from the start, then the swapped product's counters, which it keeps at the end (where it splits
+// K), so that no other candidate's partials ever reach them (0 where there are no candidates).
 std::size_t auto_workspace(const Case& c) {
-  std::size_t most = m_of(c) <= kSwapCandidateMaxM ? wgmma_swap_workspace(c) : 0;
+  std::size_t most = 0, counters = 0;
+  if (m_of(c) <= kSwapCandidateMaxM) {
+    most = wgmma_swap_partials_bytes(m_of(c), n_of(c), k_of(c));
+    counters = wgmma_swap_workspace(c) - most;
+  }
   for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) most = std::max(most, wgmma_workspace(i, c));
-  return most;
+  return most + counters;
 }
 
 // The tf32 instantiation: its path for the harness's contiguous A (rows of K floats), its workspace
@@ -332,8 +341,9 @@ void register_gemm(Registry& r) {
                                   std::to_string(kWgmmaSwapNarrowConfig.stages) + " TMA stages; by " +
                                   std::to_string(kWgmmaSwapConfig.bn) + ", " +
                                   std::to_string(kWgmmaSwapConfig.stages) +
-                                  " stages beyond); C^T's tile stored transposed into C at one split of K, float32 "
-                                  "partials summed and transposed into C by a second kernel at several",
+                                  " stages beyond); C^T's tile stored transposed into C at one split of K; at "
+                                  "several, float32 partials summed in order and stored transposed into C by each "
+                                  "tile's last unit, in the same kernel",
                               [](const LaunchArgs& x) {
                                 launch_wgmma_swap(x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
                                                   wgmma_swap_workspace(x.c));

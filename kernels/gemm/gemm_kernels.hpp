@@ -52,9 +52,12 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
                          bool b_transposed, const DeviceTensor& c, cudaStream_t stream);
 // C = A.B as the swapped product C^T = B^T . A^T on the Hopper kernel (launch_wgmma_swap in
 // gemm_wgmma.cuh, configuration wgmma_swap_config(M): tiles of 128 rows of N by 16 or 64 columns
-// of M, for decode shapes), K cut as wgmma_swap_splits says as far as the workspace holds: at one
-// split the kernel stores C^T's tiles transposed into C, at several their float32 partials are
-// summed and transposed into C by a second kernel. 16-bit dtypes on an sm_90 device (else
+// of M, for decode shapes), K cut as wgmma_swap_workspace_splits says: at one split the kernel
+// stores C^T's tiles transposed into C; at several each unit writes its float32 partial tile to
+// the workspace and the tile's last unit sums them in split order and stores the sum transposed
+// into C, in the same kernel. The workspace: the partials from its start (M x N floats a split),
+// and, at several splits, a done-counter a tile at its end (wgmma_swap_counters_bytes), zero
+// before the first launch and left zero by each. 16-bit dtypes on an sm_90 device (else
 // std::invalid_argument); needs the workspace of one slice at least (M x N floats, else
 // std::invalid_argument), used or not; operands wgmma_path sends elsewhere, and K = 0, go to
 // launch_simt.
@@ -65,8 +68,17 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
 // (bn: wgmma_swap_config(M)'s; 1 from `sms` tiles on), each range at least 4 k-tiles (256) long,
 // at most 16. Host code.
 int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms);
-// The workspace launch_wgmma_swap wants for M x N x K on this device: its splits times M x N
-// floats (0 off sm_90, and at K = 0).
+// The K ranges launch_wgmma_swap takes with a workspace of that many bytes: wgmma_swap_splits'
+// as far as the slices fit before the counters, 1 where fewer than two do (no counters then), 0
+// below one slice (refused). Host code.
+int wgmma_swap_workspace_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms, std::size_t workspace_bytes);
+// The counters the swapped product keeps at the end of its workspace when it splits K: one
+// unsigned a tile of wgmma_swap_config(M). Host code.
+std::size_t wgmma_swap_counters_bytes(std::int64_t m, std::int64_t n);
+// The partials launch_wgmma_swap writes for M x N x K on this device, from its workspace's
+// start: its splits times M x N floats (0 off sm_90, and at K = 0).
+std::size_t wgmma_swap_partials_bytes(std::int64_t m, std::int64_t n, std::int64_t k);
+// The workspace it wants: the partials, then the counters where it splits K.
 std::size_t wgmma_swap_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k);
 // "wgmma" or "simt": the path launch_wgmma takes for these operands and inner dimension.
 std::string wgmma_path(const DeviceTensor& a, const DeviceTensor& b, std::int64_t k);

@@ -36,7 +36,9 @@
 
 namespace kbench::gemm {
 
-enum class Fault { none, half_accumulator, drop_k_tail, skip_tile };
+// keep_split_counter and reverse_split_order break the swapped product's in-kernel split sum
+// (gemm_wgmma.cuh) alone: its tile counter left set after the sum, its slices summed last to first.
+enum class Fault { none, half_accumulator, drop_k_tail, skip_tile, keep_split_counter, reverse_split_order };
 
 namespace mma_detail {
 

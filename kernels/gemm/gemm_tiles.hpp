@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 namespace kbench::gemm {
@@ -114,6 +115,11 @@ inline constexpr int kSwapNarrowMaxM = 16;
 // The swapped product's configuration for M.
 constexpr WgmmaConfig wgmma_swap_config(std::int64_t m) {
   return m <= kSwapNarrowMaxM ? kWgmmaSwapNarrowConfig : kWgmmaSwapConfig;
+}
+// The swapped product's tiles for C [M, N] at configuration w: 128 rows of N by w.bn columns of
+// M. Cut into splits, each keeps a done-counter (its last unit sums the partials).
+constexpr std::int64_t wgmma_swap_tiles(const WgmmaConfig& w, std::int64_t m, std::int64_t n) {
+  return ((n + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((m + w.bn - 1) / w.bn);
 }
 
 // The Hopper kernel for float32 through tf32 (`wgmma_tf32_<name>` variants; the first is

@@ -203,23 +203,50 @@ int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
 }
 
-std::size_t wgmma_swap_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
+namespace {
+std::size_t swap_slice_bytes(std::int64_t m, std::int64_t n) { return static_cast<std::size_t>(m * n) * sizeof(float); }
+// Where the counters start in a workspace of that many bytes: its last whole unsigneds.
+std::size_t swap_counters_offset(std::int64_t m, std::int64_t n, std::size_t workspace_bytes) {
+  return (workspace_bytes - wgmma_swap_counters_bytes(m, n)) / sizeof(unsigned) * sizeof(unsigned);
+}
+}  // namespace
+
+std::size_t wgmma_swap_counters_bytes(std::int64_t m, std::int64_t n) {
+  return static_cast<std::size_t>(wgmma_swap_tiles(wgmma_swap_config(m), m, n)) * sizeof(unsigned);
+}
+
+int wgmma_swap_workspace_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms, std::size_t workspace_bytes) {
+  const std::size_t slice = swap_slice_bytes(m, n);
+  if (workspace_bytes < slice) return 0;
+  const int wanted = wgmma_swap_splits(m, n, k, sms);
+  // Several splits need the counters at the end and the slices before them; one needs neither.
+  const std::size_t counters = wgmma_swap_counters_bytes(m, n);
+  const std::size_t fit = workspace_bytes > counters ? swap_counters_offset(m, n, workspace_bytes) / slice : 0;
+  const int held = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), fit));
+  return held >= 2 ? held : 1;
+}
+
+std::size_t wgmma_swap_partials_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
   if (!hopper_problem().empty() || k == 0) return 0;
-  const int splits = wgmma_swap_splits(m, n, k, current_device_limits().sms);
-  return static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float);
+  return static_cast<std::size_t>(wgmma_swap_splits(m, n, k, current_device_limits().sms)) * swap_slice_bytes(m, n);
+}
+
+std::size_t wgmma_swap_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::size_t partials = wgmma_swap_partials_bytes(m, n, k);
+  return partials + (partials > swap_slice_bytes(m, n) ? wgmma_swap_counters_bytes(m, n) : 0);
 }
 
 namespace {
 // launch_wgmma_swap at configuration W (a template argument: one instantiation a configuration).
 template <WgmmaConfig W>
 cudaError_t launch_swap_typed(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int m, int n, int k,
-                              int sms, cudaStream_t stream, int splits, float* partials) {
+                              int sms, cudaStream_t stream, int splits, float* partials, unsigned* counters) {
   if (a.dtype == DType::f16)
     return launch_wgmma_swap<__half, W>(a.as<const __half>(), a.row_stride, b.as<const __half>(), b.row_stride,
-                                        c.as<__half>(), c.row_stride, m, n, k, sms, stream, splits, partials);
+                                        c.as<__half>(), c.row_stride, m, n, k, sms, stream, splits, partials, counters);
   return launch_wgmma_swap<__nv_bfloat16, W>(a.as<const __nv_bfloat16>(), a.row_stride, b.as<const __nv_bfloat16>(),
                                              b.row_stride, c.as<__nv_bfloat16>(), c.row_stride, m, n, k, sms, stream,
-                                             splits, partials);
+                                             splits, partials, counters);
 }
 }  // namespace
 
@@ -233,19 +260,23 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
     throw std::invalid_argument("gemm wgmma_swap: " + why);
   const std::int64_t k = a.cols;
   if (wgmma_path(a, b, k) != "wgmma") return launch_simt(a, b, c, stream);
-  // As many splits as the heuristic wants and the workspace holds; one slice at least.
-  const std::size_t slice = static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
+  // As many splits as the heuristic wants and the workspace holds (the partials from its start,
+  // the tiles' counters at its end, where auto's other candidates, whose partials share the
+  // workspace from its start, never write); one slice at least.
   const int sms = current_device_limits().sms;
-  const auto splits = static_cast<int>(std::min<std::size_t>(
-      static_cast<std::size_t>(wgmma_swap_splits(c.rows, c.cols, k, sms)), workspace == nullptr ? 0 : workspace_bytes / slice));
+  const std::size_t bytes = workspace == nullptr ? 0 : workspace_bytes;
+  const int splits = wgmma_swap_workspace_splits(c.rows, c.cols, k, sms, bytes);
   if (splits < 1)
-    throw std::invalid_argument("gemm wgmma_swap: needs " + std::to_string(slice) +
-                                " bytes of workspace for its float32 partials, has " +
-                                std::to_string(workspace == nullptr ? 0 : workspace_bytes));
+    throw std::invalid_argument("gemm wgmma_swap: needs " + std::to_string(swap_slice_bytes(c.rows, c.cols)) +
+                                " bytes of workspace for its float32 partials, has " + std::to_string(bytes));
   const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), kk = static_cast<int>(k);
   auto* const partials = static_cast<float*>(workspace);
-  KB_CUDA(m <= kSwapNarrowMaxM ? launch_swap_typed<kWgmmaSwapNarrowConfig>(a, b, c, m, n, kk, sms, stream, splits, partials)
-                               : launch_swap_typed<kWgmmaSwapConfig>(a, b, c, m, n, kk, sms, stream, splits, partials));
+  auto* const counters = splits > 1 ? reinterpret_cast<unsigned*>(static_cast<char*>(workspace) +
+                                                                  swap_counters_offset(c.rows, c.cols, bytes))
+                                    : nullptr;
+  KB_CUDA(m <= kSwapNarrowMaxM
+              ? launch_swap_typed<kWgmmaSwapNarrowConfig>(a, b, c, m, n, kk, sms, stream, splits, partials, counters)
+              : launch_swap_typed<kWgmmaSwapConfig>(a, b, c, m, n, kk, sms, stream, splits, partials, counters));
 }
 
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -19,13 +19,18 @@
 //     128): each tile's K is cut into `splits` ranges, each a unit of work whose float32 partial
 //     tile goes to its own slice of `partials` ([splits][M][N]); wgmma_reduce_kernel then sums
 //     the slices in order, so the result is the same bits every run (no atomics). Given
-//     `partials`, every unit writes there and C is not touched (so do the swapped product's
-//     units at several splits, which its own reduce kernel sums).
+//     `partials`, every unit writes there and C is not touched (except by the swapped product's
+//     last unit of a tile, below).
 //   - the swapped product (launch_wgmma_swap, decode shapes): C^T [N, M] = B^T . A^T on the same
 //     template, B as the M-major A' and A as the K-major B', so that N fills wgmma's 64-row M
 //     slots and a small M is wgmma's N; with one split the kernel stores its tile of C^T into C
-//     transposed, from registers (kTransposedC), with several its float32 partials are summed and
-//     transposed into C by wgmma_swap_reduce_kernel.
+//     transposed, from registers (kTransposedC). With several, each unit writes its float32
+//     partial tile to its slice and counts itself done on the tile's counter (`counters`, one
+//     unsigned a tile, zero between launches); the unit that counts last reads the tile's
+//     slices back in split order, sums them in float32 in that order (the same bits every run,
+//     whichever unit is last: no float atomics), stores the sum transposed into C and resets the
+//     counter. A second kernel for the sum cost a launch and its gap, 2-3 us of a 14-34 us
+//     decode step (session 19); row_sum's split plan (kernels/rows/row_sum.cu) does the same.
 // The epilogue either writes each consumer's 64 x BN of C into shared memory (the same swizzle,
 // 64-column boxes) and has one thread hand them to TMA stores, going on to the next tile while
 // the copy engine writes them (the consumer waits for those reads only before it writes the
@@ -79,6 +84,9 @@ struct WgmmaGemm {
   // The stages from a 1024-byte boundary (the swizzle's period), C, then 2 mbarriers a stage.
   static constexpr int kSmemBytes = 1024 + STAGES * kStageBytes + kConsumers * kCBytes + 2 * STAGES * 8;
   static constexpr int kAccumulators = BN / 2;  // a consumer thread's share of 64 x BN
+  // Named barriers: 1 + i among consumer warpgroup i's threads (the TMA-store epilogue), this
+  // one among both consumers' (the swapped product's split count); 0 is __syncthreads'.
+  static constexpr int kConsumersBarrier = 1 + kConsumers;
   // Registers a thread, producer and consumers: 128 x 40 + 256 x 232 fits the 64K of an SM.
   static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
   static_assert(kElement == 2 || (kElement == 4 && !kAMajorM && !kBMajorN && CLUSTER == 1),
@@ -116,12 +124,15 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
 // otherwise (C contiguous [m, n]). A template flag rather than a runtime stride: the forward's
 // instantiations compile to the epilogue they had (no second store loop, no branch in it), and
 // the swap's configurations are instantiated for the swap alone, so the flag adds no kernel.
+// With kTransposedC and partials, the tile's last unit sums the partials into C (counters: one a
+// tile, zero at launch, zero again at exit); counters is unused otherwise.
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, bool kTransposedC,
           Fault F>
 __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
-                      int n, int k, int splits, float* __restrict__ partials, std::int64_t ldc) {
+                      int n, int k, int splits, float* __restrict__ partials, std::int64_t ldc,
+                      unsigned* __restrict__ counters) {
 #ifdef KBENCH_HOPPER_DEVICE_CODE
   static_assert(!kTransposedC || !kTmaStore, "a transposed C is stored from registers");
   using G = WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>;
@@ -202,6 +213,25 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
     const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(T))) == 0;
     float acc[G::kAccumulators];
     int it = 0;
+    // kTransposedC: the tile's values v (laid out as acc) to C^T's rows. Element (row, col) to
+    // C^T's row col: a pair's two columns are two rows of c, so each goes alone; a warp's 8 lanes
+    // of one lane % 4 write 8 consecutive elements of a row.
+    const auto store_transposed = [&](const float(&v)[G::kAccumulators], int row0, int n0) {
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int col = n0 + 8 * j + 2 * (lane % 4) + e;
+          if (col >= n) continue;
+          T* const out = c + static_cast<std::int64_t>(col) * ldc;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = row0 + 8 * h;
+            if (row < m) out[row] = T(v[4 * j + 2 * h + e]);
+          }
+        }
+      }
+    };
     // Frees stage s for the producers that fill it: this block's, and the peer's, which multicasts.
     const auto release = [&](int s) {
       if (tid != 0) return;
@@ -268,25 +298,60 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
             }
           }
         }
+        if constexpr (kTransposedC) {
+          // The tile's count: every thread's partials visible GPU-wide (each fences its own
+          // stores), then one ticket for the two consumer warpgroups, broadcast to them; the
+          // producer warpgroup is elsewhere in its loop, so a named barrier, not __syncthreads.
+          __shared__ bool last_unit;
+          __threadfence();
+          named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
+          if (consumer == 0 && tid == 0)
+            last_unit = atomicAdd(&counters[t], 1u) == static_cast<unsigned>(splits - 1);
+          named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
+          if (!last_unit) continue;
+          // The last unit: the others fenced their partials before counting. Read them through
+          // L2 (__ldcg: never the non-coherent L1, which may hold stale lines), and sum slice by
+          // slice in split order from 0.f, as wgmma_reduce_kernel does, so that the bits do not
+          // depend on which unit came last; this unit's own slice from its registers (the same
+          // floats it stored).
+          __threadfence();
+          const int mine = u % splits;
+          float sum[G::kAccumulators];
+#pragma unroll
+          for (int i = 0; i < G::kAccumulators; ++i) sum[i] = 0.f;
+#pragma unroll 4  // the next slices' loads in flight while this one's are summed
+          for (int q = 0; q < splits; ++q) {
+            const int s = F == Fault::reverse_split_order ? splits - 1 - q : q;
+            const float* const from = partials + static_cast<std::int64_t>(s) * m * n;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+              const int col = n0 + 8 * j + 2 * (lane % 4);
+              if (col >= n) continue;
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int row = row0 + 8 * h, i = 4 * j + 2 * h;
+                if (row >= m) continue;
+                const float* const at = from + static_cast<std::int64_t>(row) * n + col;
+                float2 v = make_float2(0.f, 0.f);
+                if (s == mine) v = make_float2(acc[i], acc[i + 1]);
+                else if (col + 1 < n && n % 2 == 0) v = __ldcg(reinterpret_cast<const float2*>(at));
+                else {
+                  v.x = __ldcg(at);
+                  if (col + 1 < n) v.y = __ldcg(at + 1);
+                }
+                sum[i] += v.x;
+                sum[i + 1] += v.y;
+              }
+            }
+          }
+          store_transposed(sum, row0, n0);
+          if constexpr (F != Fault::keep_split_counter)
+            if (consumer == 0 && tid == 0) counters[t] = 0;  // ready for the next launch
+        }
         continue;
       }
       if constexpr (kTransposedC) {
-        // Element (row, col) to C^T's row col: a pair's two columns are two rows of c, so each
-        // goes alone; a warp's 8 lanes of one lane % 4 write 8 consecutive elements of a row.
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int col = n0 + 8 * j + 2 * (lane % 4) + e;
-            if (col >= n) continue;
-            T* const out = c + static_cast<std::int64_t>(col) * ldc;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const int row = row0 + 8 * h;
-              if (row < m) out[row] = T(acc[4 * j + 2 * h + e]);
-            }
-          }
-        }
+        store_transposed(acc, row0, n0);
         continue;
       }
       if (kTmaStore && store_via_tma) {
@@ -356,59 +421,6 @@ __global__ void wgmma_reduce_kernel(const float* __restrict__ partials, T* __res
   }
 }
 
-// The swapped product's reduce: a block takes a tile of kSwapReduceTile partial sums, tm columns
-// of M (M rounded up to a power of two, at most 32) by kSwapReduceTile / tm rows of N, through
-// shared memory, so that its warps read the partials along their contiguous M and write C along
-// its contiguous N: runs of 32 columns of C at M = 1 and M >= 32, 64 at M = 16 (tm = 16).
-inline constexpr int kSwapReduceTile = 1024;
-__host__ __device__ constexpr int swap_reduce_columns(int m) {
-  int tm = 1;
-  while (tm < m && tm < 32) tm *= 2;
-  return tm;
-}
-
-// C [M, N] (row stride ldc) = the sum of the `splits` float32 slices of partials ([splits][N][M],
-// C^T's partials), slice by slice in order, as wgmma_reduce_kernel sums: the same bits every run.
-// blockIdx.x walks N's tiles, blockIdx.y (strided by the grid) M's.
-template <class T>
-__global__ void __launch_bounds__(256) wgmma_swap_reduce_kernel(const float* __restrict__ partials, T* __restrict__ c,
-                                                                std::int64_t ldc, int m, int n, int splits) {
-  constexpr int kPer = kSwapReduceTile / 256;  // sums a thread
-  // An odd pitch (tm + 1; 1 at tm = 1): a warp reading a column of the tile touches 32 banks.
-  // At most 1024 / 2 rows of pitch 3.
-  __shared__ float tile[kSwapReduceTile + kSwapReduceTile / 2];
-  const int tm = swap_reduce_columns(m), tn = kSwapReduceTile / tm, pitch = tm == 1 ? 1 : tm + 1;
-  const int n0 = static_cast<int>(blockIdx.x) * tn, tid = static_cast<int>(threadIdx.x);
-  const std::int64_t slice = static_cast<std::int64_t>(m) * n;
-  for (int m0 = static_cast<int>(blockIdx.y) * tm; m0 < m; m0 += static_cast<int>(gridDim.y) * tm) {
-    float sum[kPer];
-#pragma unroll
-    for (int e = 0; e < kPer; ++e) sum[e] = 0.f;
-    // Sum e: row n0 + r of a slice, column m0 + col; the kPer loads of a slice in flight together.
-    for (int s = 0; s < splits; ++s) {
-#pragma unroll
-      for (int e = 0; e < kPer; ++e) {
-        const int f = tid + 256 * e, r = f / tm, col = f % tm;
-        if (n0 + r < n && m0 + col < m)
-          sum[e] += partials[s * slice + static_cast<std::int64_t>(n0 + r) * m + m0 + col];
-      }
-    }
-#pragma unroll
-    for (int e = 0; e < kPer; ++e) {
-      const int f = tid + 256 * e;
-      tile[(f / tm) * pitch + f % tm] = sum[e];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int e = 0; e < kPer; ++e) {  // C row m0 + r, column n0 + col
-      const int f = tid + 256 * e, r = f / tn, col = f % tn;
-      if (m0 + r < m && n0 + col < n)
-        c[static_cast<std::int64_t>(m0 + r) * ldc + n0 + col] = static_cast<T>(tile[col * pitch + r]);
-    }
-    __syncthreads();  // before the next M tile overwrites it
-  }
-}
-
 // A 2-D tensor map for TMA over a row-major operand (or C) [rows, cols] (row stride in elements) of
 // elements of type T (float16, bfloat16 or float32), boxes of [box_rows, box_cols] (box_cols
 // elements <= 128 bytes), 128-byte swizzle, zeros outside. Host code (gemm_wgmma.cu); throws
@@ -429,13 +441,15 @@ CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols
 // !kBMajorN, [N, K] rows; row strides lda, ldb), K >= 1; a persistent grid of at most `blocks`
 // blocks (whole clusters of W.cluster), configuration W (gemm_tiles.hpp; W.cluster 2 needs B
 // N-major, !kBMajorN is refused); K cut into `splits` ranges. With partials (splits x M x N
-// floats) every unit writes its float32 tile there and C is not touched; without, splits is 1 and
-// C (contiguous [M, N]) is written, or, kTransposedC (W.direct only), its transpose: c holds C^T
-// [N, M] of row stride ldc. Sets the kernel's shared-memory limit the first time.
+// floats) every unit writes its float32 tile there and C is not touched, except with
+// kTransposedC, where each tile's last unit sums them into C^T (counters: one unsigned a tile of
+// the grid, zero); without, splits is 1 and C (contiguous [M, N]) is written, or, kTransposedC
+// (W.direct only), its transpose: c holds C^T [N, M] of row stride ldc. Sets the kernel's
+// shared-memory limit the first time.
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false>
 cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n,
                                   int k, int blocks, cudaStream_t stream, int splits, float* partials,
-                                  std::int64_t ldc = 0) {
+                                  std::int64_t ldc = 0, unsigned* counters = nullptr) {
   constexpr int BN = W.bn, CLUSTER = W.cluster;
   static_assert(!kTransposedC || W.direct, "a transposed C is stored from registers");
   using G = WgmmaGemm<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
@@ -468,7 +482,7 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
                           .stream = stream,
                           .cluster = CLUSTER};
   if (const cudaError_t err =
-          launch_ex(kernel, shape, map_a, map_b, map_c, store_via_tma, c, m, n, k, splits, partials, ldc);
+          launch_ex(kernel, shape, map_a, map_b, map_c, store_via_tma, c, m, n, k, splits, partials, ldc, counters);
       err != cudaSuccess)
     return err;
   return cudaGetLastError();
@@ -494,31 +508,26 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
 // product C^T = B^T . A^T: the mainloop in its <kAMajorM, !kBMajorN> layout with B as A' ([K, N]
 // rows are A'^T for A' = B^T [N, K]) and A as B' (its [M, K] rows are B'^T for B' = A^T), so a
 // tile is 128 rows of N by W.bn columns of M. C^T's rows cannot be TMA-stored into C (they are
-// its columns; at M = 1, 2 bytes), so C is written from registers:
+// its columns; at M = 1, 2 bytes), so C is written from registers, by one kernel either way:
 //   - one split: the kernel stores its tile of C^T transposed into C (kTransposedC: element
-//     (n, m) to c[m * ldc + n]), and no second kernel runs (the reduce's launch and its read of
-//     the partials were 2-5 us of the 14-40 us of a decode step's product in ncu, session 19);
+//     (n, m) to c[m * ldc + n]);
 //   - several (K cut into `splits` ranges): each unit writes float32 partials ([splits][N][M],
-//     splits x M x N floats), which wgmma_swap_reduce_kernel sums in order and transposes into C.
-// The partials must be given either way (one slice at least; unused at one split).
+//     splits x M x N floats) and counts itself on its tile's counter; the tile's last unit sums
+//     the slices in order and stores the sum transposed into C the same way, then zeroes the
+//     counter. counters: wgmma_swap_tiles(W, m, n) unsigneds, zero before the first launch (each
+//     launch leaves them zero).
+// The reduce kernel this replaced cost its launch and its read of the partials, 2-3 us of the
+// 14-34 us of a decode step's product (session 19). The partials must be given either way (one
+// slice at least; unused at one split, as are the counters).
 template <class T, WgmmaConfig W, Fault F = Fault::none>
 cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                              int m, int n, int k, int blocks, cudaStream_t stream, int splits, float* partials) {
+                              int m, int n, int k, int blocks, cudaStream_t stream, int splits, float* partials,
+                              unsigned* counters) {
   static_assert(W.direct && W.cluster == 1, "the swap writes from registers: no C tile in shared memory, no pairs");
-  if (partials == nullptr || splits < 1) return cudaErrorInvalidValue;
-  // One instantiation for both: the flag changes only the store that runs without partials.
-  if (splits == 1)
-    return launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, 1, nullptr,
-                                                             ldc);
-  if (const cudaError_t err = launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, nullptr, n, m, k,
-                                                                                blocks, stream, splits, partials, ldc);
-      err != cudaSuccess)
-    return err;
-  const int tm = swap_reduce_columns(m), tn = kSwapReduceTile / tm;
-  const long long m_tiles = (m + tm - 1) / tm;
-  const dim3 grid(static_cast<unsigned>((n + tn - 1) / tn), static_cast<unsigned>(m_tiles < 65535 ? m_tiles : 65535));
-  wgmma_swap_reduce_kernel<T><<<grid, 256, 0, stream>>>(partials, c, ldc, m, n, splits);
-  return cudaGetLastError();
+  if (partials == nullptr || splits < 1 || (splits > 1 && counters == nullptr)) return cudaErrorInvalidValue;
+  // One instantiation for both: without partials the kernel stores its tiles, with them it sums.
+  return launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, splits,
+                                                           splits > 1 ? partials : nullptr, ldc, counters);
 }
 
 }  // namespace kbench::gemm

@@ -256,6 +256,26 @@ TEST(GemmTiles, WgmmaSwapSplitsFillTheMultiprocessorsAboutOnce) {
   EXPECT_EQ(wgmma_swap_splits(8192, 8192, 8192, 132), 1);   // a large product: never split
 }
 
+// Split, the swapped product keeps a done-counter a tile at the end of its workspace, the partials
+// before them: it takes as many splits as fit there (a workspace is allocated for the splits it
+// wants, auto's for the largest of its candidates), one where fewer than two do, none below a slice.
+TEST(GemmTiles, WgmmaSwapSplitsAsFarAsTheWorkspaceHoldsThemAndTheCounters) {
+  EXPECT_EQ(wgmma_swap_tiles(kWgmmaSwapNarrowConfig, 1, 4096), 32);
+  EXPECT_EQ(wgmma_swap_tiles(kWgmmaSwapConfig, 65, 4104), 66);
+  EXPECT_EQ(wgmma_swap_counters_bytes(1, 4096), 32 * sizeof(unsigned));
+  EXPECT_EQ(wgmma_swap_counters_bytes(65, 4104), 66 * sizeof(unsigned));
+  EXPECT_EQ(wgmma_swap_counters_bytes(16, 4104), 33 * sizeof(unsigned));  // the narrow tile up to M = 16
+  const std::size_t slice = 4096 * sizeof(float), counters = 32 * sizeof(unsigned);  // 1 x 4096 x 4096: 4 wanted
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 4096, 4096, 132, 4 * slice + counters), 4);
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 4096, 4096, 132, 16 * slice + counters), 4);  // auto's: more room
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 4096, 4096, 132, 4 * slice), 3);  // the counters take the last slice's room
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 4096, 4096, 132, 2 * slice + counters + 3), 2);
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 4096, 4096, 132, 2 * slice + counters - 4), 1);
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 4096, 4096, 132, slice), 1);
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 4096, 4096, 132, slice - 1), 0);
+  EXPECT_EQ(wgmma_swap_workspace_splits(1, 14336, 4096, 132, 4 * 14336 * sizeof(float)), 1);  // 112 tiles: none wanted
+}
+
 // The cp.async path takes rows that start on 16 bytes and are whole 16-byte chunks; a single
 // row needs no stride, but still whole chunks (gemm 1x1x1 float32 copied 16 bytes from a buffer
 // of 4 before this held).

@@ -8,6 +8,7 @@
 // M, N and K.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include "core/device_buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
+#include "device/device_limits.hpp"
 #include "gpu_test.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/gemm_mma.cuh"
@@ -189,18 +191,29 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
 
 // The swapped product (launch_wgmma_swap: the kernel at configuration W in its <M-major A,
 // K-major B> layout on B and A; with one split C^T's tiles stored transposed into C by the
-// kernel, with several float32 partials [splits][N][M] then summed and transposed into C) on a
-// grid of `blocks`: the partials are NaN beforehand, so that a unit that leaves its slice
-// unwritten shows. A is given as [M, K], B as [K, N] and C as [M, N], rows padded as `pad` says.
+// kernel, with several float32 partials [splits][N][M] summed and transposed into C by each
+// tile's last unit) on a grid of `blocks`: the partials are NaN before each launch, so that a
+// unit that leaves its slice unwritten, or a sum that reads a slice before it is written, shows.
+// The counters are zeroed once, as the harness zeroes a workspace, and the product runs twice on
+// them: a counter left set would leave the second launch's C unwritten (NaN), and every counter
+// must be zero at the end. A is given as [M, K], B as [K, N] and C as [M, N], rows padded as
+// `pad` says.
 template <WgmmaConfig W>
 void expect_wgmma_swap_exact(int m, int n, int k, Pads pad, int blocks, int splits) {
   const std::string what = "wgmma_swap " + W.name() + " splits " + std::to_string(splits) + " blocks " + std::to_string(blocks);
-  DeviceBuffer partials(static_cast<std::size_t>(splits) * m * n * sizeof(float));
+  const std::size_t partial_bytes = static_cast<std::size_t>(splits) * m * n * sizeof(float);
+  const auto tiles = static_cast<std::size_t>(wgmma_swap_tiles(W, m, n));
+  DeviceBuffer partials(partial_bytes), counters = DeviceBuffer::zeroed(tiles * sizeof(unsigned));
   float* const p = static_cast<float*>(partials.get());
-  KB_CUDA(cudaMemset(p, 0xFF, partials.size()));
-  expect_exact<false, false>(m, n, k, pad, what.c_str(), [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
-    return launch_wgmma_swap<__half, W>(a, lda, b, ldb, c, n + pad.c, m, n, k, blocks, nullptr, splits, p);
-  });
+  auto* const done = static_cast<unsigned*>(counters.get());
+  for (int launch = 0; launch < 2; ++launch)
+    expect_exact<false, false>(m, n, k, pad, what.c_str(), [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
+      KB_CUDA(cudaMemset(p, 0xFF, partial_bytes));
+      return launch_wgmma_swap<__half, W>(a, lda, b, ldb, c, n + pad.c, m, n, k, blocks, nullptr, splits, p, done);
+    });
+  std::vector<unsigned> left(tiles);
+  KB_CUDA(cudaMemcpy(left.data(), done, tiles * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::count(left.begin(), left.end(), 0u), static_cast<std::ptrdiff_t>(tiles)) << what << ": counters left set";
 }
 
 // Both configurations (the narrow one, which the launcher takes up to M = 16, is correct at any M
@@ -212,7 +225,9 @@ void expect_wgmma_swap_exact(int m, int n, int k, Pads pad, int blocks, int spli
 // ranges empty (7 of 100's two k-tiles: five empty; 16 of 4160's 65: ranges of 5, the last three
 // empty). K = 100 needs A's rows padded to whole 16-byte chunks (4 more elements), as TMA's
 // strides must be. On the grid of 132, C's rows are padded by 5 (an odd row stride, and 5
-// elements past N in each row that both stores, the kernel's and the reduce's, must leave alone).
+// elements past N in each row that both stores, the one-split and the last unit's, must leave
+// alone). At 3 blocks each block's units span several tiles and splits, so which unit of a tile
+// counts last varies.
 TEST(GemmGpu, WgmmaSwapAtDecodeAndRaggedShapes) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
@@ -232,21 +247,32 @@ TEST(GemmGpu, WgmmaSwapAtDecodeAndRaggedShapes) {
 }
 
 // Through the registry's launcher: the splits wgmma_swap_splits asks for, as far as the
-// workspace holds them (one slice of M x N floats is enough: 1, 2), and a refusal below one slice.
+// workspace holds them before the counters at its end (4 in the full workspace; one slice, or
+// two slices and less than the counters: 1; two slices and the counters: 2), each workspace
+// zeroed once and launched on twice; and a refusal below one slice.
 TEST(GemmGpu, WgmmaSwapTakesTheSplitsItsWorkspaceHolds) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
   const int m = 16, n = 4104, k = 4160;  // 33 tiles: 4 splits on 132 multiprocessors
-  const std::size_t slice = static_cast<std::size_t>(m) * n * sizeof(float);
-  for (const std::size_t bytes : {wgmma_swap_workspace_bytes(m, n, k), slice, 2 * slice + 4}) {
-    DeviceBuffer workspace(bytes);
-    const std::string what = "wgmma_swap, workspace of " + std::to_string(bytes) + " bytes";
-    expect_exact<false, false>(m, n, k, 0, what.c_str(), [&](const __half* a, int lda, const __half* b, int ldb, __half* c) {
-      const DeviceTensor ta{const_cast<__half*>(a), DType::f16, m, k, lda}, tb{const_cast<__half*>(b), DType::f16, k, n, ldb};
-      const DeviceTensor tc{c, DType::f16, m, n, n};
-      launch_wgmma_swap(ta, tb, tc, nullptr, workspace.get(), bytes);
-      return cudaGetLastError();
-    });
+  const std::size_t slice = static_cast<std::size_t>(m) * n * sizeof(float), counters = wgmma_swap_counters_bytes(m, n);
+  const int sms = current_device_limits().sms;
+  ASSERT_EQ(wgmma_swap_splits(m, n, k, sms), 4);
+  struct Held {
+    std::size_t bytes;
+    int splits;
+  };
+  for (const Held held : {Held{wgmma_swap_workspace_bytes(m, n, k), 4}, Held{slice, 1}, Held{2 * slice + 4, 1},
+                          Held{2 * slice + counters, 2}, Held{3 * slice + counters + 2, 3}}) {
+    EXPECT_EQ(wgmma_swap_workspace_splits(m, n, k, sms, held.bytes), held.splits) << held.bytes << " bytes";
+    const DeviceBuffer workspace = DeviceBuffer::zeroed(held.bytes);
+    const std::string what = "wgmma_swap, workspace of " + std::to_string(held.bytes) + " bytes";
+    for (int launch = 0; launch < 2; ++launch)
+      expect_exact<false, false>(m, n, k, 0, what.c_str(), [&](const __half* a, int lda, const __half* b, int ldb, __half* c) {
+        const DeviceTensor ta{const_cast<__half*>(a), DType::f16, m, k, lda}, tb{const_cast<__half*>(b), DType::f16, k, n, ldb};
+        const DeviceTensor tc{c, DType::f16, m, n, n};
+        launch_wgmma_swap(ta, tb, tc, nullptr, workspace.get(), held.bytes);
+        return cudaGetLastError();
+      });
   }
   DeviceBuffer operands(3 * 128), workspace(8 * 8 * sizeof(float));
   auto* const base = static_cast<char*>(operands.get());
