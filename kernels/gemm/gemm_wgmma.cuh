@@ -87,6 +87,10 @@ struct WgmmaGemm {
   // Named barriers: 1 + i among consumer warpgroup i's threads (the TMA-store epilogue), this
   // one among both consumers' (the swapped product's split count); 0 is __syncthreads'.
   static constexpr int kConsumersBarrier = 1 + kConsumers;
+  // The swapped product's split sum: slices loaded together, kSumGroup x BN / 2 floats a thread
+  // (at BN = 64, 128 loads in flight and no spill within the 168 registers of the launch bound:
+  // ptxas 13.0).
+  static constexpr int kSumGroup = 4;
   // Registers a thread, producer and consumers: 128 x 40 + 256 x 232 fits the 64K of an SM.
   static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
   static_assert(kElement == 2 || (kElement == 4 && !kAMajorM && !kBMajorN && CLUSTER == 1),
@@ -310,41 +314,41 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
           named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
           if (!last_unit) continue;
           // The last unit: the others fenced their partials before counting. Read them through
-          // L2 (__ldcg: never the non-coherent L1, which may hold stale lines), and sum slice by
-          // slice in split order from 0.f, as wgmma_reduce_kernel does, so that the bits do not
-          // depend on which unit came last; this unit's own slice from its registers (the same
-          // floats it stored).
+          // L2 (ld.global.cg: never the non-coherent L1, which may hold stale lines), this unit's
+          // own slice too (its own stores, the same floats as its accumulators, which it frees
+          // so), and sum slice by slice in split order from 0.f, as wgmma_reduce_kernel does, so
+          // that the bits do not depend on which unit came last. The loads of kSumGroup slices
+          // at a time are predicated, not branched around (an element outside C reads nothing,
+          // and its sum is never stored), so that they are in flight together: one L2 round trip
+          // for the group, not one a slice or an element. Addresses: a row's base and the
+          // column's constant offset.
           __threadfence();
-          const int mine = u % splits;
-          float sum[G::kAccumulators];
 #pragma unroll
-          for (int i = 0; i < G::kAccumulators; ++i) sum[i] = 0.f;
-#pragma unroll 4  // the next slices' loads in flight while this one's are summed
-          for (int q = 0; q < splits; ++q) {
-            const int s = F == Fault::reverse_split_order ? splits - 1 - q : q;
-            const float* const from = partials + static_cast<std::int64_t>(s) * m * n;
+          for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
+          const int col0 = n0 + 2 * (lane % 4);  // element i's column: col0 + 8 (i / 4) + i % 2
+          const std::int64_t row_at[2] = {static_cast<std::int64_t>(row0) * n + col0,
+                                          static_cast<std::int64_t>(row0 + 8) * n + col0};
+          const bool row_in[2] = {row0 < m, row0 + 8 < m};
+          const auto slice_of = [&](int q) { return F == Fault::reverse_split_order ? splits - 1 - q : q; };
+          for (int q0 = 0; q0 < splits; q0 += G::kSumGroup) {
+            float x[G::kSumGroup][G::kAccumulators];
 #pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-              const int col = n0 + 8 * j + 2 * (lane % 4);
-              if (col >= n) continue;
+            for (int d = 0; d < G::kSumGroup; ++d) {
+              const float* const from = partials + static_cast<std::int64_t>(slice_of(min(q0 + d, splits - 1))) * m * n;
 #pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                const int row = row0 + 8 * h, i = 4 * j + 2 * h;
-                if (row >= m) continue;
-                const float* const at = from + static_cast<std::int64_t>(row) * n + col;
-                float2 v = make_float2(0.f, 0.f);
-                if (s == mine) v = make_float2(acc[i], acc[i + 1]);
-                else if (col + 1 < n && n % 2 == 0) v = __ldcg(reinterpret_cast<const float2*>(at));
-                else {
-                  v.x = __ldcg(at);
-                  if (col + 1 < n) v.y = __ldcg(at + 1);
-                }
-                sum[i] += v.x;
-                sum[i + 1] += v.y;
+              for (int i = 0; i < G::kAccumulators; ++i) {  // the accumulators' layout: i = 4 j + 2 h + e
+                const int h = (i / 2) % 2, dc = 8 * (i / 4) + i % 2;
+                x[d][i] = ld_cg_or_zero(from + row_at[h] + dc, row_in[h] && col0 + dc < n);
               }
             }
+#pragma unroll
+            for (int d = 0; d < G::kSumGroup; ++d) {
+              if (q0 + d >= splits) break;
+#pragma unroll
+              for (int i = 0; i < G::kAccumulators; ++i) acc[i] += x[d][i];
+            }
           }
-          store_transposed(sum, row0, n0);
+          store_transposed(acc, row0, n0);
           if constexpr (F != Fault::keep_split_counter)
             if (consumer == 0 && tid == 0) counters[t] = 0;  // ready for the next launch
         }

@@ -103,6 +103,18 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// The float at p through L2 (ld.global.cg: not the non-coherent L1, so another block's fenced
+// stores are seen), or 0 where `load` is false: a predicated load, not a branch, so that a run of
+// them is in flight together and p needs no clamping (it is not read when false).
+__device__ __forceinline__ float ld_cg_or_zero(const float* p, bool load) {
+  float v;
+  asm volatile(
+      "{\n .reg .pred q;\n setp.ne.b32 q, %2, 0;\n mov.b32 %0, 0;\n @q ld.global.cg.f32 %0, [%1];\n}\n"
+      : "=f"(v)
+      : "l"(p), "r"(static_cast<int>(load))
+      : "memory");
+  return v;
+}
 __device__ __forceinline__ void st_shared_u32(std::uint32_t addr, std::uint32_t v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
