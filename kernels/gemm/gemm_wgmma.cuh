@@ -29,8 +29,9 @@
 //     unsigned a tile, zero between launches); the unit that counts last reads the tile's
 //     slices back in split order, sums them in float32 in that order (the same bits every run,
 //     whichever unit is last: no float atomics), stores the sum transposed into C and resets the
-//     counter. A second kernel for the sum cost a launch and its gap, 2-3 us of a 14-34 us
-//     decode step (session 19); row_sum's split plan (kernels/rows/row_sum.cu) does the same.
+//     counter, as row_sum's split plan (kernels/rows/row_sum.cu) does with its rows. (A second
+//     kernel summed them before: its launch and its read of the partials were 2-5 us of the
+//     14-40 us of a decode step's product in ncu, session 19.)
 // The epilogue either writes each consumer's 64 x BN of C into shared memory (the same swizzle,
 // 64-column boxes) and has one thread hand them to TMA stores, going on to the next tile while
 // the copy engine writes them (the consumer waits for those reads only before it writes the
@@ -520,9 +521,8 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
 //     the slices in order and stores the sum transposed into C the same way, then zeroes the
 //     counter. counters: wgmma_swap_tiles(W, m, n) unsigneds, zero before the first launch (each
 //     launch leaves them zero).
-// The reduce kernel this replaced cost its launch and its read of the partials, 2-3 us of the
-// 14-34 us of a decode step's product (session 19). The partials must be given either way (one
-// slice at least; unused at one split, as are the counters).
+// The partials must be given either way (one slice at least; unused at one split, as are the
+// counters).
 template <class T, WgmmaConfig W, Fault F = Fault::none>
 cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
                               int m, int n, int k, int blocks, cudaStream_t stream, int splits, float* partials,
