@@ -8,6 +8,9 @@
 // rounded to float32's step at 2^18 (2^-5), which float16 resolves for |s| < 32: the negative
 // control (Fault::reverse_split_order) must differ from the host's sum. (The oracle check's
 // tolerance cannot tell the orders apart; test_gemm_negative_controls.cu has the counter's.)
+// And the registered variant (and auto, which may take it) through the harness's check at decode
+// shapes it splits, M up to 128: the oracle, then a second launch on the same workspace, which a
+// counter left set would leave unwritten.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,9 +20,15 @@
 #include "core/device_buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
+#include "core/rng.hpp"
+#include "device/device_limits.hpp"
 #include "gpu_test.hpp"
+#include "harness/prepare.hpp"
+#include "kernels/all_ops.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
+#include "kernels/gemm/gemm_op.hpp"
 #include "kernels/gemm/gemm_wgmma.cuh"
+#include "registry/registry.hpp"
 
 namespace kbench::gemm {
 namespace {
@@ -101,6 +110,32 @@ TEST(GemmGpu, WgmmaSwapSplitOrderCheckRejectsAReversedSum) {
     EXPECT_GT((differences_from_ordered_sum<kWgmmaSwapNarrowConfig, Fault::reverse_split_order>(s, 132)), 0) << s.m;
     EXPECT_GT((differences_from_ordered_sum<kWgmmaSwapConfig, Fault::reverse_split_order>(s, 132)), 0) << s.m;
   }
+}
+
+// M = 1, 16 (narrow tiles), 33, 100 and 128 (one and two columns of 64-wide tiles); N ragged
+// (4104, 2056) and not (4096); 2 to 7 splits on 132 multiprocessors (4, 4, 7, 2, 2); every row
+// 16-byte aligned, so that the wgmma path, not simt, runs.
+TEST(GemmGpu, WgmmaSwapSplitsPassTheCheckAndASecondLaunch) {
+  KB_REQUIRE_GPU();
+  if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
+  struct Mnk {
+    std::int64_t m, n, k;
+  };
+  const Op& op = registry().op("gemm");
+  for (const DType t : {DType::f16, DType::bf16})
+    for (const Mnk s : {Mnk{1, 4104, 4160}, Mnk{16, 4096, 4096}, Mnk{33, 2056, 2048}, Mnk{100, 4104, 1024},
+                        Mnk{128, 4104, 1024}}) {
+      const Case c = make_case(op, t, {s.m, s.n, s.k});
+      const int splits = wgmma_swap_workspace_splits(s.m, s.n, s.k, current_device_limits().sms,
+                                                     wgmma_swap_workspace_bytes(s.m, s.n, s.k));
+      EXPECT_GT(splits, 1) << case_label(c);
+      Rng rng(11);
+      const PreparedCase pc = prepare_case(op, c, rng);
+      for (const char* name : {"wgmma_swap", "auto"}) {
+        const CheckInfo info = check_variant(pc, registry().variant("gemm", name), nullptr);
+        EXPECT_TRUE(info.passed) << case_label(c) << " " << name << " (" << splits << " splits): " << info.detail;
+      }
+    }
 }
 
 }  // namespace
