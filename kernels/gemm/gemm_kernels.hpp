@@ -57,7 +57,8 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
 // the workspace and the tile's last unit sums them in split order and stores the sum transposed
 // into C, in the same kernel. The workspace: the partials from its start (M x N floats a split),
 // and, at several splits, a done-counter a tile at its end (wgmma_swap_counters_bytes), zero
-// before the first launch and left zero by each. 16-bit dtypes on an sm_90 device (else
+// before the first launch and left zero by each; so every launch on one workspace must give the
+// same workspace_bytes (where the counters lie depends on it). 16-bit dtypes on an sm_90 device (else
 // std::invalid_argument); needs the workspace of one slice at least (M x N floats, else
 // std::invalid_argument), used or not; operands wgmma_path sends elsewhere, and K = 0, go to
 // launch_simt.
