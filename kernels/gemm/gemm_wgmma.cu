@@ -82,7 +82,9 @@ cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const De
   if constexpr (kWgmmaConfigs[I].cluster > 1 && !kBMajorN)
     throw std::invalid_argument("gemm wgmma_" + kWgmmaConfigs[I].name() + ": pairs multicast B as given (N-major), not B^T");
   else
-    return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
+    // The forward's layout alone splits K (launch_wgmma); the backward's (launch_wgmma_layout)
+    // never do, and get no split-K instantiation.
+    return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN, Fault::none, !kAMajorM && kBMajorN>(
       a.as<const T>(), a.row_stride, b.as<const T>(), b.row_stride, c.as<T>(), static_cast<int>(c.rows),
       static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials, split.counters);
 }

@@ -202,9 +202,12 @@ __device__ __forceinline__ bool sum_splits_if_last(float (&acc)[G::kAccumulators
 // instantiations compile to the epilogue they had (no second store loop, no branch in it), and
 // the swap's configurations are instantiated for the swap alone, so the flag adds no kernel.
 // With partials, the tile's last unit sums them into C (counters: one a tile of the grid, zero at
-// launch, zero again at exit); counters is unused otherwise.
+// launch, zero again at exit); counters is unused otherwise. !kSplitK: the split-K code is not
+// compiled at all (partials must be null), so that the forward's unsplit launches, the large
+// shapes, run the epilogue they had before the in-kernel sum; the swap takes both in one
+// instantiation (kSplitK), and so does a forward launch that splits.
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, bool kTransposedC,
-          Fault F>
+          bool kSplitK, Fault F>
 __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
@@ -357,7 +360,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
       // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
       // and + 1 of the j-th 8 columns.
       const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
-      if (partials != nullptr) {  // the float32 partial tile, into this split's slice
+      if constexpr (kSplitK) if (partials != nullptr) {  // the float32 partial tile, into this split's slice
         float* const slice = partials + static_cast<std::int64_t>(u % splits) * m * n;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -465,7 +468,8 @@ CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols
 // partials (splits x M x N floats) every unit writes its float32 tile there and each tile's last
 // unit sums them into C (counters: wgmma_tiles(W, m, n) unsigneds, zero; left zero); without,
 // splits is 1 and the tiles go to C. Sets the kernel's shared-memory limit the first time.
-template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false>
+template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false,
+          bool kSplitK = true>
 cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n,
                                   int k, int blocks, cudaStream_t stream, int splits, float* partials,
                                   std::int64_t ldc = 0, unsigned* counters = nullptr) {
@@ -480,7 +484,8 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
   const bool store_via_tma = !W.direct && partials == nullptr && n % G::kCChunk == 0 &&
                              reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   const CUtensorMap map_c = store_via_tma ? make_operand_map(c, m, n, n, 64, G::kCBoxCols) : map_a;
-  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, F>;
+  if (!kSplitK && partials != nullptr) return cudaErrorInvalidValue;
+  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, kSplitK, F>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
@@ -510,14 +515,20 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
 // C = op(A).op(B) as launch_wgmma_mainloop says, C contiguous [M, N], in one kernel; K cut into
 // `splits` ranges: at several, partials (splits x M x N floats, [splits][M][N]) and counters
 // (wgmma_tiles(W, m, n) unsigneds, zero before the first launch, left zero by each) must be
-// given, and each tile's last unit sums the slices in order into C.
-template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
+// given, and each tile's last unit sums the slices in order into C. Two kernels: one split runs
+// the instantiation without the split-K code (!kSplitK); several the one with it. kSplits false:
+// one split only (the backward's layouts, which never split: no second instantiation).
+template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kSplits = true>
 cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
                               int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr,
                               unsigned* counters = nullptr) {
-  if (splits < 1 || (splits > 1 && (partials == nullptr || counters == nullptr))) return cudaErrorInvalidValue;
-  return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(a, lda, b, ldb, c, m, n, k, blocks, stream, splits,
-                                                            splits > 1 ? partials : nullptr, 0, counters);
+  if (splits < 1 || (splits > 1 && (!kSplits || partials == nullptr || counters == nullptr))) return cudaErrorInvalidValue;
+  if constexpr (kSplits)
+    if (splits > 1)
+      return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F, false, true>(a, lda, b, ldb, c, m, n, k, blocks, stream,
+                                                                             splits, partials, 0, counters);
+  return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F, false, false>(a, lda, b, ldb, c, m, n, k, blocks, stream, 1,
+                                                                          nullptr);
 }
 
 // C [M, N] (row stride ldc) = A [M, K] . B [K, N] (row strides lda, ldb; K >= 1) as the swapped
@@ -541,7 +552,7 @@ cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int
   static_assert(W.direct && W.cluster == 1, "the swap writes from registers: no C tile in shared memory, no pairs");
   if (partials == nullptr || splits < 1 || (splits > 1 && counters == nullptr)) return cudaErrorInvalidValue;
   // One instantiation for both: without partials the kernel stores its tiles, with them it sums.
-  return launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, splits,
+  return launch_wgmma_mainloop<T, W, true, false, F, true, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, splits,
                                                            splits > 1 ? partials : nullptr, ldc, counters);
 }
 
