@@ -87,9 +87,10 @@ struct WgmmaGemm {
   // Split-K's sum (sum_splits_if_last): kSumLoads floats a thread loaded together beside the
   // kAccumulators that hold the sum, within the 168 registers of the launch bound (384 threads,
   // one block; setmaxnreg's 232 come at run time, ptxas allocates for 168): 128 at BN <= 64 (the
-  // swap's tiles, as before), fewer as the accumulators take more. Loaded kSumChunk accumulators'
-  // worth of kSumGroup slices at a time (one L2 round trip for them).
-  static constexpr int kSumLoads = BN <= 64 ? 128 : BN <= 128 ? 64 : BN <= 192 ? 32 : 16;
+  // swap's tiles, as before), 64 at 128 and 192, 16 at 256: the most that ptxas 13.0 fits with
+  // no spill (128 at BN = 128, and 32 at 256, spilled 20-32 bytes). Loaded kSumChunk
+  // accumulators' worth of kSumGroup slices at a time (one L2 round trip for them).
+  static constexpr int kSumLoads = BN <= 64 ? 128 : BN <= 192 ? 64 : 16;
   static constexpr int kSumChunk = kAccumulators < 32 ? kAccumulators : kSumLoads < 32 ? kSumLoads : 32;
   static constexpr int kSumGroup = kSumLoads / kSumChunk < 4 ? kSumLoads / kSumChunk : 4;
   static_assert(kAccumulators % kSumChunk == 0 && kSumGroup >= 1, "whole chunks of the accumulators");

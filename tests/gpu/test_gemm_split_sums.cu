@@ -3,16 +3,16 @@
 // row-major) and the swapped one (launch_wgmma_swap, C stored transposed). Each tile's last unit
 // sums the float32 partial slices in split order from 0.f and rounds once to the dtype,
 // whichever unit comes last. The slices stay in the workspace after the launch, so the host can
-// redo that sum: C must equal it bit for bit. The inputs make the
-// order show: K is cut into ranges of 256 (K = 256 x splits), and range 0 gives every partial
-// +2^18, range 1 -2^18 (A = 1, B = +-1024: exact in float32), the others a sum s of products of
-// fine fractions. In order, (2^18 - 2^18) + s is s; summed last to first, s + -2^18 + 2^18 is s
-// rounded to float32's step at 2^18 (2^-5), which float16 resolves for |s| < 32: the negative
-// control (Fault::reverse_split_order) must differ from the host's sum. (The oracle check's
-// tolerance cannot tell the orders apart; test_gemm_negative_controls.cu has the counter's.)
-// And the registered variants (wgmma_swap, each wgmma_<tile>, and auto, which may take any) through
-// the harness's check at shapes they split, M from 1 to 300: the oracle, then a second launch on
-// the same workspace, which a counter left set would leave unwritten.
+// redo that sum: C must equal it bit for bit. The inputs make the order show: K is cut into
+// ranges of 256 (K = 256 x splits), and range 0 gives every partial +2^18, range 1 -2^18 (A = 1,
+// B = +-1024: exact in float32), the others a sum s of products of fine fractions. In order,
+// (2^18 - 2^18) + s is s; summed last to first, s + -2^18 + 2^18 is s rounded to float32's step
+// at 2^18 (2^-5), which float16 resolves for |s| < 32: the negative control
+// (Fault::reverse_split_order) must differ from the host's sum. (The oracle check's tolerance
+// cannot tell the orders apart; test_gemm_negative_controls.cu has the counter's.) And the
+// registered variants (wgmma_swap, each wgmma_<tile>, and auto, which may take any) through the
+// harness's check at shapes they split, M from 1 to 300: the oracle, then a second launch on the
+// same workspace, which a counter left set would leave unwritten.
 #include <gtest/gtest.h>
 
 #include <cstdint>
