@@ -75,8 +75,9 @@ std::size_t wgmma_workspace(std::size_t i, const Case& c) { return wgmma_workspa
 // The splits of configuration i on case c with its workspace (1 off the wgmma path). auto's
 // larger workspace gives the same: its candidates take no more than they want.
 int wgmma_case_splits(std::size_t i, const Case& c) {
-  if (wgmma_case_path(c) != "wgmma") return 1;
-  return wgmma_workspace_splits(i, m_of(c), n_of(c), k_of(c), current_device_limits().sms, wgmma_workspace(i, c));
+  const std::size_t bytes = wgmma_workspace(i, c);  // 0 off sm_90 and where it does not split
+  if (bytes == 0 || wgmma_case_path(c) != "wgmma") return 1;
+  return wgmma_workspace_splits(i, m_of(c), n_of(c), k_of(c), current_device_limits().sms, bytes);
 }
 
 // The plan's "reduce": how a split product's partials reach C (one kernel either way).
