@@ -9,8 +9,7 @@
 //                  (B transposed into the workspace first), sm_90 devices only
 //   mma_<BM>x<BN>  the tensor-core kernel at one tile configuration (kTileConfigs), 16-bit
 //   wgmma_<BM>x<BN> the Hopper kernel (wgmma, TMA, warp specialisation) at one configuration
-//                  (kWgmmaConfigs), 16-bit, sm_90 devices only; split-K's float32 partials
-//                  summed in order and stored into C by each tile's last unit, in the same kernel
+//                  (kWgmmaConfigs), 16-bit, sm_90 devices only
 //   wgmma_swap     the Hopper kernel on the swapped product C^T = B^T . A^T (wgmma_swap_config:
 //                  N fills wgmma's rows, M is its N), C^T's tile stored transposed into C from
 //                  registers at one split; at several, float32 partials summed in order and
@@ -72,26 +71,15 @@ std::string wgmma_case_path(const Case& c) { return k_of(c) > 0 && mma_path(c) =
 
 std::size_t wgmma_workspace(std::size_t i, const Case& c) { return wgmma_workspace_bytes(i, m_of(c), n_of(c), k_of(c)); }
 
-// The splits of configuration i on case c with its workspace (1 off the wgmma path). auto's
-// larger workspace gives the same: its candidates take no more than they want.
+// The splits of configuration i on case c with its workspace (1 off the wgmma path).
 int wgmma_case_splits(std::size_t i, const Case& c) {
-  const std::size_t bytes = wgmma_workspace(i, c);  // 0 off sm_90 and where it does not split
+  const std::size_t bytes = wgmma_workspace(i, c);
   if (bytes == 0 || wgmma_case_path(c) != "wgmma") return 1;
-  return wgmma_workspace_splits(i, m_of(c), n_of(c), k_of(c), current_device_limits().sms, bytes);
-}
-
-// The plan's "reduce": how a split product's partials reach C (one kernel either way).
-std::string split_reduce(int splits) {
-  return splits == 1 ? "\"none: one split\""
-                     : "\"in-kernel: float32 partials [splits][M][N]; each tile's last unit (a done-counter a tile) "
-                       "sums them in split order and stores the sum into C from registers\"";
+  return static_cast<int>(bytes / (static_cast<std::size_t>(m_of(c) * n_of(c)) * sizeof(float)));
 }
 
 std::string wgmma_case_plan(std::size_t i, const Case& c) {
-  const int splits = wgmma_case_splits(i, c);
-  std::string plan = wgmma_plan(kWgmmaConfigs[i], wgmma_case_path(c), splits);
-  plan.pop_back();
-  return plan + ", \"reduce\": " + split_reduce(splits) + "}";
+  return wgmma_plan(kWgmmaConfigs[i], wgmma_case_path(c), wgmma_case_splits(i, c));
 }
 
 // The swapped product: its workspace (the float32 partials, one slice at least, then the tiles'
@@ -118,22 +106,17 @@ std::string wgmma_swap_case_plan(const Case& c) {
 // only cost memory.
 constexpr std::int64_t kSwapCandidateMaxM = 256;
 
-// The workspace auto's wgmma candidates share, in split-K's one layout (gemm_wgmma.cu): the
-// largest of their partials, which each writes from the start, then the largest of their
-// counters regions, which each keeps at the end (where it splits K): no candidate's partials
-// reach past the first, so none ever reaches a counter; the counters of two candidates overlap,
-// and every launch leaves them zero (0 where there are no candidates).
+// The workspace auto's wgmma candidates share: the largest of their partials, which each writes
+// from the start, then the swapped product's counters, which it keeps at the end (where it splits
+// K), so that no other candidate's partials ever reach them (0 where there are no candidates).
 std::size_t auto_workspace(const Case& c) {
-  std::size_t partials = 0, counters = 0;
-  const auto take = [&](std::size_t its_partials, std::size_t its_workspace) {
-    partials = std::max(partials, its_partials);
-    counters = std::max(counters, its_workspace - its_partials);
-  };
-  if (m_of(c) <= kSwapCandidateMaxM)
-    take(wgmma_swap_partials_bytes(m_of(c), n_of(c), k_of(c)), wgmma_swap_workspace(c));
-  for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i)
-    take(wgmma_partials_bytes(i, m_of(c), n_of(c), k_of(c)), wgmma_workspace(i, c));
-  return partials + counters;
+  std::size_t most = 0, counters = 0;
+  if (m_of(c) <= kSwapCandidateMaxM) {
+    most = wgmma_swap_partials_bytes(m_of(c), n_of(c), k_of(c));
+    counters = wgmma_swap_workspace(c) - most;
+  }
+  for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) most = std::max(most, wgmma_workspace(i, c));
+  return most + counters;
 }
 
 // The tf32 instantiation: its path for the harness's contiguous A (rows of K floats), its workspace
@@ -147,7 +130,7 @@ std::string wgmma_tf32_case_plan(std::size_t i, const Case& c) {
   const int splits = path == "wgmma_tf32" ? wgmma_tf32_splits(i, m_of(c), n_of(c), k_of(c), wgmma_tf32_workspace(i, c)) : 1;
   std::string plan = wgmma_plan(kWgmmaTf32Configs[i], path, splits, 32);
   plan.pop_back();
-  return plan + ", \"b\": \"transposed into the workspace\", \"reduce\": " + split_reduce(splits) + "}";
+  return plan + ", \"b\": \"transposed into the workspace\"}";
 }
 
 std::string tile_plan(const TileConfig& t, const std::string& path) {
@@ -337,8 +320,7 @@ void register_gemm(Registry& r) {
     Variant v = make_variant("gemm", "wgmma_" + w.name(),
                              "Hopper: wgmma from TMA-loaded, 128-byte-swizzled stages (" + std::to_string(w.stages) +
                                  "), a producer and two consumer warpgroups, persistent grid, C " +
-                                 (w.direct ? "stored from registers" : "through shared memory and TMA") +
-                                 "; split-K's partials summed into C by each tile's last unit",
+                                 (w.direct ? "stored from registers" : "through shared memory and TMA"),
                              [i](const LaunchArgs& x) {
                                launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
                                             wgmma_workspace(i, x.c));

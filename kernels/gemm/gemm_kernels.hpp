@@ -36,30 +36,15 @@ void launch_mma_layout(const DeviceTensor& a, bool a_transposed, const DeviceTen
 // kWgmmaConfigs[index], 16-bit dtypes on an sm_90 device (else std::invalid_argument, with
 // hopper_problem's reason). Operands TMA cannot describe (rows not 16-byte aligned) and K = 0 go
 // to launch_simt; wgmma_path says which. Shapes of too few tiles cut K into ranges (split-K,
-// gemm_wgmma.cuh) as wgmma_workspace_splits says: each unit writes its float32 partial tile to
-// the workspace and the tile's last unit sums them in split order into C, in the same kernel.
-// The workspace (wgmma_workspace_bytes): the partials from its start (M x N floats a split), and,
-// at several splits, a done-counter a tile at its end (wgmma_counters_bytes), zero before the
-// first launch and left zero by each; so every launch on one workspace must give the same
-// workspace_bytes (where the counters lie depends on it).
+// gemm_wgmma.cuh) as far as the workspace holds their float32 partials: wgmma_workspace_bytes.
 void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
                   cudaStream_t stream, void* workspace = nullptr, std::size_t workspace_bytes = 0);
 // How many K ranges launch_wgmma cuts each tile's K into for an M x N x K product at tile width
 // bn on `sms` multiprocessors: 1 when the tiles alone fill half the multiprocessors, else as many
 // as fill them, each range at least 4 k-tiles (256) long, at most 16. Host code.
 int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms);
-// The counters launch_wgmma keeps at the end of its workspace when it cuts K at configuration
-// index: one unsigned a tile of its grid (wgmma_tiles: both tiles of a pair). Host code.
-std::size_t wgmma_counters_bytes(std::size_t index, std::int64_t m, std::int64_t n);
-// The K ranges launch_wgmma takes at configuration index with a workspace of that many bytes:
-// wgmma_splits' as far as the slices fit before the counters, 1 where fewer than two do (no
-// counters then). Host code.
-int wgmma_workspace_splits(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
-                           std::size_t workspace_bytes);
-// The partials launch_wgmma writes for M x N x K at configuration index on this device, from its
-// workspace's start: its splits times M x N floats, 0 when it would not cut K (and off sm_90).
-std::size_t wgmma_partials_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
-// The workspace it wants: the partials, then the counters; 0 when it would not cut K.
+// The workspace launch_wgmma wants for an M x N x K product at configuration index on this
+// device: 0 when it would not cut K.
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
 // The same with A given as A^T ([K, M] rows) and/or B as B^T ([N, K] rows), for the backward;
 // transposed operands must have aligned rows (there is no transposed SIMT path); K = 0 zeroes C.
@@ -104,13 +89,11 @@ std::string hopper_problem();
 // C = A.B for float32 with the Hopper kernel's tf32 instantiation at kWgmmaTf32Configs[index]
 // (sm_90 only, else std::invalid_argument): B is transposed into the workspace first (wgmma
 // reads tf32 operands K-major only), then K is cut as wgmma_splits says, as far as the rest of
-// the workspace holds the partials (after B^T) and the tiles' counters (at its end), summed in
-// the kernel as launch_wgmma's. A whose rows are not 16-byte aligned, and K = 0, go to
+// the workspace holds the partials. A whose rows are not 16-byte aligned, and K = 0, go to
 // launch_simt (wgmma_tf32_path says which).
 void launch_wgmma_tf32(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
                        cudaStream_t stream, void* workspace, std::size_t workspace_bytes);
-// The workspace it wants for M x N x K (B^T, then the partials and the counters where it cuts
-// K): 0 off sm_90.
+// The workspace it wants for M x N x K (B^T, then the partials where it cuts K): 0 off sm_90.
 std::size_t wgmma_tf32_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
 // The K ranges it cuts M x N x K into with a workspace of that many bytes (1: none).
 int wgmma_tf32_splits(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k, std::size_t workspace_bytes);

@@ -116,17 +116,10 @@ inline constexpr int kSwapNarrowMaxM = 16;
 constexpr WgmmaConfig wgmma_swap_config(std::int64_t m) {
   return m <= kSwapNarrowMaxM ? kWgmmaSwapNarrowConfig : kWgmmaSwapConfig;
 }
-// The Hopper kernel's tiles for C [M, N] at configuration w: 128 x w.bn, counted as its grid
-// counts them (pairs of vertically adjacent tiles at cluster 2, both blocks of a pair, even the
-// one below M). Cut into splits, each keeps a done-counter (its last unit sums the partials).
-constexpr std::int64_t wgmma_tiles(const WgmmaConfig& w, std::int64_t m, std::int64_t n) {
-  const std::int64_t rows = WgmmaConfig::kBM * w.cluster;
-  return (m + rows - 1) / rows * w.cluster * ((n + w.bn - 1) / w.bn);
-}
 // The swapped product's tiles for C [M, N] at configuration w: 128 rows of N by w.bn columns of
-// M (its kernel computes C^T [N, M]).
+// M. Cut into splits, each keeps a done-counter (its last unit sums the partials).
 constexpr std::int64_t wgmma_swap_tiles(const WgmmaConfig& w, std::int64_t m, std::int64_t n) {
-  return wgmma_tiles(w, n, m);
+  return ((n + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((m + w.bn - 1) / w.bn);
 }
 
 // The Hopper kernel for float32 through tf32 (`wgmma_tf32_<name>` variants; the first is

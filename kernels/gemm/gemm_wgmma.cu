@@ -35,46 +35,11 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-// How a launch cuts K: `splits` ranges, their float32 partials in `partials`, a done-counter a
-// tile in `counters` (split_layout below).
+// How a launch cuts K: `splits` ranges, their float32 partials in `partials`.
 struct Split {
   int splits = 1;
   float* partials = nullptr;
-  unsigned* counters = nullptr;
 };
-
-// Split-K's workspace, one layout for every launcher of the kernel (the forward's, the swap's,
-// tf32's) and so for the workspace auto's candidates share: the float32 partials, M x N floats a
-// split, from `offset` (0, or past tf32's B^T), and the tiles' done-counters in the workspace's
-// last whole unsigneds. Counters at the end, not after the partials: a workspace larger than one
-// launcher wants (auto's: the largest candidate's partials, then the largest candidate's
-// counters) keeps every candidate's partials, which start at the offset and end where that
-// candidate's wanted splits end, off every candidate's counters, which end at its end. The
-// counters of two candidates overlap, which is safe: every launch leaves them zero.
-std::size_t counters_offset(std::size_t counters_bytes, std::size_t workspace_bytes) {
-  return (workspace_bytes - counters_bytes) / sizeof(unsigned) * sizeof(unsigned);
-}
-// The splits that layout holds: `wanted` as far as the slices fit between the offset and the
-// counters, 1 where fewer than two do (no partials or counters then).
-int held_splits(int wanted, std::size_t offset, std::size_t slice, std::size_t counters_bytes,
-                std::size_t workspace_bytes) {
-  if (workspace_bytes < offset + counters_bytes || slice == 0) return 1;
-  const std::size_t fit = (counters_offset(counters_bytes, workspace_bytes) - offset) / slice;
-  const int held = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(wanted, 1)), fit));
-  return held >= 2 ? held : 1;
-}
-// The Split of `splits` ranges in that layout (none at one).
-Split split_layout(int splits, void* workspace, std::size_t offset, std::size_t counters_bytes,
-                   std::size_t workspace_bytes) {
-  if (splits < 2) return Split{};
-  auto* const base = static_cast<char*>(workspace);
-  return Split{splits, reinterpret_cast<float*>(base + offset),
-               reinterpret_cast<unsigned*>(base + counters_offset(counters_bytes, workspace_bytes))};
-}
-std::size_t slice_bytes(std::int64_t m, std::int64_t n) { return static_cast<std::size_t>(m * n) * sizeof(float); }
-std::size_t tiles_bytes(const WgmmaConfig& w, std::int64_t m, std::int64_t n) {
-  return static_cast<std::size_t>(wgmma_tiles(w, m, n)) * sizeof(unsigned);
-}
 
 template <class T, std::size_t I, bool kAMajorM, bool kBMajorN>
 cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c, int k, Split split,
@@ -82,11 +47,9 @@ cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const De
   if constexpr (kWgmmaConfigs[I].cluster > 1 && !kBMajorN)
     throw std::invalid_argument("gemm wgmma_" + kWgmmaConfigs[I].name() + ": pairs multicast B as given (N-major), not B^T");
   else
-    // The forward's layout alone splits K (launch_wgmma); the backward's (launch_wgmma_layout)
-    // never do, and get no split-K instantiation.
-    return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN, Fault::none, !kAMajorM && kBMajorN>(
+    return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
       a.as<const T>(), a.row_stride, b.as<const T>(), b.row_stride, c.as<T>(), static_cast<int>(c.rows),
-      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials, split.counters);
+      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials);
 }
 
 template <class T, bool kAMajorM, bool kBMajorN, std::size_t... I>
@@ -172,8 +135,7 @@ cudaError_t launch_tf32_indexed(std::size_t index, const DeviceTensor& a, const 
   cudaError_t result = cudaErrorInvalidValue;
   ((index == I ? (result = launch_wgmma_gemm<float, kWgmmaTf32Configs[I], false, false>(
                       a.as<const float>(), a.row_stride, bt, ldbt, c.as<float>(), static_cast<int>(c.rows),
-                      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials,
-                      split.counters),
+                      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials),
                   true)
                : false) ||
    ...);
@@ -241,24 +203,37 @@ int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
 }
 
+namespace {
+std::size_t swap_slice_bytes(std::int64_t m, std::int64_t n) { return static_cast<std::size_t>(m * n) * sizeof(float); }
+// Where the counters start in a workspace of that many bytes: its last whole unsigneds.
+std::size_t swap_counters_offset(std::int64_t m, std::int64_t n, std::size_t workspace_bytes) {
+  return (workspace_bytes - wgmma_swap_counters_bytes(m, n)) / sizeof(unsigned) * sizeof(unsigned);
+}
+}  // namespace
+
 std::size_t wgmma_swap_counters_bytes(std::int64_t m, std::int64_t n) {
   return static_cast<std::size_t>(wgmma_swap_tiles(wgmma_swap_config(m), m, n)) * sizeof(unsigned);
 }
 
 int wgmma_swap_workspace_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms, std::size_t workspace_bytes) {
-  if (workspace_bytes < slice_bytes(m, n)) return 0;
-  return held_splits(wgmma_swap_splits(m, n, k, sms), 0, slice_bytes(m, n), wgmma_swap_counters_bytes(m, n),
-                     workspace_bytes);
+  const std::size_t slice = swap_slice_bytes(m, n);
+  if (workspace_bytes < slice) return 0;
+  const int wanted = wgmma_swap_splits(m, n, k, sms);
+  // Several splits need the counters at the end and the slices before them; one needs neither.
+  const std::size_t counters = wgmma_swap_counters_bytes(m, n);
+  const std::size_t fit = workspace_bytes > counters ? swap_counters_offset(m, n, workspace_bytes) / slice : 0;
+  const int held = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), fit));
+  return held >= 2 ? held : 1;
 }
 
 std::size_t wgmma_swap_partials_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
   if (!hopper_problem().empty() || k == 0) return 0;
-  return static_cast<std::size_t>(wgmma_swap_splits(m, n, k, current_device_limits().sms)) * slice_bytes(m, n);
+  return static_cast<std::size_t>(wgmma_swap_splits(m, n, k, current_device_limits().sms)) * swap_slice_bytes(m, n);
 }
 
 std::size_t wgmma_swap_workspace_bytes(std::int64_t m, std::int64_t n, std::int64_t k) {
   const std::size_t partials = wgmma_swap_partials_bytes(m, n, k);
-  return partials + (partials > slice_bytes(m, n) ? wgmma_swap_counters_bytes(m, n) : 0);
+  return partials + (partials > swap_slice_bytes(m, n) ? wgmma_swap_counters_bytes(m, n) : 0);
 }
 
 namespace {
@@ -292,37 +267,22 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
   const std::size_t bytes = workspace == nullptr ? 0 : workspace_bytes;
   const int splits = wgmma_swap_workspace_splits(c.rows, c.cols, k, sms, bytes);
   if (splits < 1)
-    throw std::invalid_argument("gemm wgmma_swap: needs " + std::to_string(slice_bytes(c.rows, c.cols)) +
+    throw std::invalid_argument("gemm wgmma_swap: needs " + std::to_string(swap_slice_bytes(c.rows, c.cols)) +
                                 " bytes of workspace for its float32 partials, has " + std::to_string(bytes));
   const int m = static_cast<int>(c.rows), n = static_cast<int>(c.cols), kk = static_cast<int>(k);
-  auto* const partials = static_cast<float*>(workspace);  // one slice, used or not
-  const Split split = split_layout(splits, workspace, 0, wgmma_swap_counters_bytes(c.rows, c.cols), bytes);
-  unsigned* const counters = split.counters;
+  auto* const partials = static_cast<float*>(workspace);
+  auto* const counters = splits > 1 ? reinterpret_cast<unsigned*>(static_cast<char*>(workspace) +
+                                                                  swap_counters_offset(c.rows, c.cols, bytes))
+                                    : nullptr;
   KB_CUDA(m <= kSwapNarrowMaxM
               ? launch_swap_typed<kWgmmaSwapNarrowConfig>(a, b, c, m, n, kk, sms, stream, splits, partials, counters)
               : launch_swap_typed<kWgmmaSwapConfig>(a, b, c, m, n, kk, sms, stream, splits, partials, counters));
 }
 
-std::size_t wgmma_counters_bytes(std::size_t index, std::int64_t m, std::int64_t n) {
-  return index < kWgmmaConfigs.size() ? tiles_bytes(kWgmmaConfigs[index], m, n) : 0;
-}
-
-int wgmma_workspace_splits(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
-                           std::size_t workspace_bytes) {
-  if (index >= kWgmmaConfigs.size()) return 1;
-  return held_splits(wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, sms), 0, slice_bytes(m, n),
-                     wgmma_counters_bytes(index, m, n), workspace_bytes);
-}
-
-std::size_t wgmma_partials_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
+std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
   if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;
   const int splits = wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, current_device_limits().sms);
-  return splits > 1 ? static_cast<std::size_t>(splits) * slice_bytes(m, n) : 0;
-}
-
-std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
-  const std::size_t partials = wgmma_partials_bytes(index, m, n, k);
-  return partials > 0 ? partials + wgmma_counters_bytes(index, m, n) : 0;
+  return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float) : 0;
 }
 
 void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transposed, const DeviceTensor& b,
@@ -333,11 +293,12 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
 void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
                   cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
   Split split;
-  if (index < kWgmmaConfigs.size() && hopper_problem().empty() && workspace != nullptr) {
-    // As many splits as the heuristic wants and the workspace holds (1: none), in split_layout's
-    // places: the partials from the start, the counters at the end.
-    const int splits = wgmma_workspace_splits(index, c.rows, c.cols, a.cols, current_device_limits().sms, workspace_bytes);
-    split = split_layout(splits, workspace, 0, wgmma_counters_bytes(index, c.rows, c.cols), workspace_bytes);
+  if (index < kWgmmaConfigs.size() && hopper_problem().empty()) {
+    // As many splits as the heuristic wants and the workspace holds (1: none).
+    const std::size_t slice = static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
+    const int wanted = wgmma_splits(c.rows, c.cols, a.cols, kWgmmaConfigs[index].bn, current_device_limits().sms);
+    const auto fits = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), workspace_bytes / slice));
+    if (fits > 1 && workspace != nullptr) split = Split{fits, static_cast<float*>(workspace)};
   }
   launch_checked(index, a, false, b, false, c, split, stream);
 }
@@ -345,16 +306,16 @@ void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& 
 std::size_t wgmma_tf32_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
   if (index >= kWgmmaTf32Configs.size() || !hopper_problem().empty() || k == 0) return 0;
   const int splits = wgmma_splits(m, n, k, kWgmmaTf32Configs[index].bn, current_device_limits().sms);
-  const std::size_t split_bytes =
-      splits > 1 ? static_cast<std::size_t>(splits) * slice_bytes(m, n) + tiles_bytes(kWgmmaTf32Configs[index], m, n) : 0;
-  return partials_offset(n, k) + split_bytes;
+  const std::size_t partials = splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float) : 0;
+  return partials_offset(n, k) + partials;
 }
 
 int wgmma_tf32_splits(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k, std::size_t workspace_bytes) {
-  if (index >= kWgmmaTf32Configs.size() || !hopper_problem().empty()) return 1;
-  const WgmmaConfig& w = kWgmmaTf32Configs[index];
-  return held_splits(wgmma_splits(m, n, k, w.bn, current_device_limits().sms), partials_offset(n, k), slice_bytes(m, n),
-                     tiles_bytes(w, m, n), workspace_bytes);
+  const std::size_t offset = partials_offset(n, k), slice = static_cast<std::size_t>(m * n) * sizeof(float);
+  if (index >= kWgmmaTf32Configs.size() || !hopper_problem().empty() || workspace_bytes <= offset) return 1;
+  const int wanted = wgmma_splits(m, n, k, kWgmmaTf32Configs[index].bn, current_device_limits().sms);
+  const auto fits = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(wanted), (workspace_bytes - offset) / slice));
+  return std::max(fits, 1);
 }
 
 void launch_wgmma_tf32(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
@@ -382,9 +343,9 @@ void launch_wgmma_tf32(std::size_t index, const DeviceTensor& a, const DeviceTen
   transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(b.as<const float>(), b.row_stride, bt, ldbt, static_cast<int>(k),
                                                      static_cast<int>(c.cols));
   KB_CUDA(cudaGetLastError());
-  const Split split = split_layout(wgmma_tf32_splits(index, c.rows, c.cols, k, workspace_bytes), workspace,
-                                   partials_offset(c.cols, k), tiles_bytes(kWgmmaTf32Configs[index], c.rows, c.cols),
-                                   workspace_bytes);
+  Split split;
+  split.splits = wgmma_tf32_splits(index, c.rows, c.cols, k, workspace_bytes);
+  if (split.splits > 1) split.partials = reinterpret_cast<float*>(static_cast<char*>(workspace) + partials_offset(c.cols, k));
   KB_CUDA(launch_tf32_indexed(index, a, bt, ldbt, c, static_cast<int>(k), split, stream,
                               std::make_index_sequence<kWgmmaTf32Configs.size()>{}));
 }

@@ -17,17 +17,21 @@
 //     the grid), so the producer loads the next tile's stages while the consumers store the last.
 //   - split-K, for shapes of too few tiles to fill the multiprocessors (a decode step's M of 1 to
 //     128): each tile's K is cut into `splits` ranges, each a unit of work whose float32 partial
-//     tile goes to its own slice of `partials` ([splits][M][N]); the unit then counts itself done
-//     on the tile's counter (`counters`, one unsigned a tile, zero between launches), and the
-//     unit that counts last reads the tile's slices back in split order, sums them in float32 in
-//     that order (the same bits every run, whichever unit is last: no float atomics), stores the
-//     sum into C from registers, as the direct epilogue stores (bounds-checked), and resets the
-//     counter: sum_splits_if_last, one kernel (a second one summed the slices before).
+//     tile goes to its own slice of `partials` ([splits][M][N]); wgmma_reduce_kernel then sums
+//     the slices in order, so the result is the same bits every run (no atomics). Given
+//     `partials`, every unit writes there and C is not touched (except by the swapped product's
+//     last unit of a tile, below).
 //   - the swapped product (launch_wgmma_swap, decode shapes): C^T [N, M] = B^T . A^T on the same
 //     template, B as the M-major A' and A as the K-major B', so that N fills wgmma's 64-row M
-//     slots and a small M is wgmma's N; the kernel stores its tile of C^T (or, split, the last
-//     unit's sum of it, by the same sum_splits_if_last) into C transposed, from registers
-//     (kTransposedC).
+//     slots and a small M is wgmma's N; with one split the kernel stores its tile of C^T into C
+//     transposed, from registers (kTransposedC). With several, each unit writes its float32
+//     partial tile to its slice and counts itself done on the tile's counter (`counters`, one
+//     unsigned a tile, zero between launches); the unit that counts last reads the tile's
+//     slices back in split order, sums them in float32 in that order (the same bits every run,
+//     whichever unit is last: no float atomics), stores the sum transposed into C and resets the
+//     counter, as row_sum's split plan (kernels/rows/row_sum.cu) does with its rows. (A second
+//     kernel summed them before: its launch and its read of the partials were 2-5 us of the
+//     14-40 us of a decode step's product in ncu, session 19.)
 // The epilogue either writes each consumer's 64 x BN of C into shared memory (the same swizzle,
 // 64-column boxes) and has one thread hand them to TMA stores, going on to the next tile while
 // the copy engine writes them (the consumer waits for those reads only before it writes the
@@ -82,18 +86,12 @@ struct WgmmaGemm {
   static constexpr int kSmemBytes = 1024 + STAGES * kStageBytes + kConsumers * kCBytes + 2 * STAGES * 8;
   static constexpr int kAccumulators = BN / 2;  // a consumer thread's share of 64 x BN
   // Named barriers: 1 + i among consumer warpgroup i's threads (the TMA-store epilogue), this
-  // one among both consumers' (split-K's count of a tile's units); 0 is __syncthreads'.
+  // one among both consumers' (the swapped product's split count); 0 is __syncthreads'.
   static constexpr int kConsumersBarrier = 1 + kConsumers;
-  // Split-K's sum (sum_splits_if_last): kSumLoads floats a thread loaded together beside the
-  // kAccumulators that hold the sum, within the 168 registers of the launch bound (384 threads,
-  // one block; setmaxnreg's 232 come at run time, ptxas allocates for 168): 128 at BN <= 64 (the
-  // swap's tiles, as before), 64 at 128 and 192, 16 at 256: the most that ptxas 13.0 fits with
-  // no spill (128 at BN = 128, and 32 at 256, spilled 20-32 bytes). Loaded kSumChunk
-  // accumulators' worth of kSumGroup slices at a time (one L2 round trip for them).
-  static constexpr int kSumLoads = BN <= 64 ? 128 : BN <= 192 ? 64 : 16;
-  static constexpr int kSumChunk = kAccumulators < 32 ? kAccumulators : kSumLoads < 32 ? kSumLoads : 32;
-  static constexpr int kSumGroup = kSumLoads / kSumChunk < 4 ? kSumLoads / kSumChunk : 4;
-  static_assert(kAccumulators % kSumChunk == 0 && kSumGroup >= 1, "whole chunks of the accumulators");
+  // The swapped product's split sum: slices loaded together, kSumGroup x BN / 2 floats a thread
+  // (at BN = 64, 128 loads in flight and no spill within the 168 registers of the launch bound:
+  // ptxas 13.0).
+  static constexpr int kSumGroup = 4;
   // Registers a thread, producer and consumers: 128 x 40 + 256 x 232 fits the 64K of an SM.
   static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
   static_assert(kElement == 2 || (kElement == 4 && !kAMajorM && !kBMajorN && CLUSTER == 1),
@@ -122,77 +120,6 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
   return hopper::matrix_desc(panel + kk * 2048, 8192, 1024);
 }
 
-// Split-K's sum in the kernel, for both products (the forward's row-major C and the swap's
-// transposed one: their stores differ, not this). Called by every consumer thread of a unit
-// (both warpgroups) once its float32 partial tile is in its slice of `partials` ([splits][m][n]
-// in the kernel's coordinates); `counter` is the tile's done-counter, zero before its first unit
-// counts. Returns false to all but the tile's last unit to count; for that one acc holds the
-// tile's sum, in float32, slice 0 to splits - 1 from 0.f, as the reduce kernel this replaced
-// (wgmma_reduce_kernel) summed (the same bits every run, whichever unit is last: no float
-// atomics), for the caller to store as it stores an unsplit tile. The counter is zero again
-// after (for the next launch on the workspace). acc's layout: accumulator 4 j + 2 h + e is row
-// row0 + 8 h, column n0 + 8 j + 2 (lane % 4) + e. (A second kernel summed the slices before:
-// its launch and its read of the partials were 2-5 us of the 14-40 us of a decode step's
-// product in ncu, session 19; row_sum's split plan, kernels/rows/row_sum.cu, counts its rows
-// the same way.)
-template <class G, Fault F>
-__device__ __forceinline__ bool sum_splits_if_last(float (&acc)[G::kAccumulators], const float* partials,
-                                                   unsigned* counter, int splits, int m, int n, int row0, int n0,
-                                                   int lane, bool ticket_thread) {
-  using namespace hopper;
-  // The count: every thread's partials visible GPU-wide (each fences its own stores), then one
-  // ticket for the two consumer warpgroups, broadcast to them; the producer warpgroup is
-  // elsewhere in its loop, so a named barrier, not __syncthreads.
-  __shared__ bool last_unit;
-  __threadfence();
-  named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
-  if (ticket_thread) {
-    last_unit = atomicAdd(counter, 1u) == static_cast<unsigned>(splits - 1);
-    // The last to count: no other unit of this launch touches the counter again.
-    if (F != Fault::keep_split_counter && last_unit) *counter = 0;
-  }
-  named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
-  if (!last_unit) return false;
-  // The others fenced their partials before counting. Read them through L2 (ld.global.cg: never
-  // the non-coherent L1, which may hold stale lines), this unit's own slice too (its own stores,
-  // the same floats as its accumulators, which it frees so). The loads of kSumGroup slices of
-  // kSumChunk accumulators are predicated, not branched around (an element outside C reads
-  // nothing, and its sum is never stored), so that they are in flight together: one L2 round
-  // trip for the group, not one a slice or an element. Addresses: a row's base and the column's
-  // constant offset. Chunks of the accumulators one after the other: each element's adds are
-  // still slice 0 to splits - 1.
-  __threadfence();
-#pragma unroll
-  for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
-  const int col0 = n0 + 2 * (lane % 4);  // element i's column: col0 + 8 (i / 4) + i % 2
-  const std::int64_t row_at[2] = {static_cast<std::int64_t>(row0) * n + col0,
-                                  static_cast<std::int64_t>(row0 + 8) * n + col0};
-  const bool row_in[2] = {row0 < m, row0 + 8 < m};
-  const auto slice_of = [&](int q) { return F == Fault::reverse_split_order ? splits - 1 - q : q; };
-#pragma unroll
-  for (int i0 = 0; i0 < G::kAccumulators; i0 += G::kSumChunk) {
-    for (int q0 = 0; q0 < splits; q0 += G::kSumGroup) {
-      float x[G::kSumGroup][G::kSumChunk];
-#pragma unroll
-      for (int d = 0; d < G::kSumGroup; ++d) {
-        const float* const from = partials + static_cast<std::int64_t>(slice_of(min(q0 + d, splits - 1))) * m * n;
-#pragma unroll
-        for (int e = 0; e < G::kSumChunk; ++e) {
-          const int i = i0 + e, h = (i / 2) % 2, dc = 8 * (i / 4) + i % 2;
-          x[d][e] = ld_cg_or_zero(from + row_at[h] + dc, row_in[h] && col0 + dc < n);
-        }
-      }
-#pragma unroll
-      for (int d = 0; d < G::kSumGroup; ++d) {
-        if (q0 + d >= splits) break;
-#pragma unroll
-        for (int e = 0; e < G::kSumChunk; ++e) acc[i0 + e] += x[d][e];
-      }
-    }
-  }
-  return true;
-}
-
 }  // namespace wgmma_detail
 
 // map_c is C's tensor map when store_via_tma (C's rows whole 16-byte chunks, C 16-byte aligned:
@@ -202,13 +129,10 @@ __device__ __forceinline__ bool sum_splits_if_last(float (&acc)[G::kAccumulators
 // otherwise (C contiguous [m, n]). A template flag rather than a runtime stride: the forward's
 // instantiations compile to the epilogue they had (no second store loop, no branch in it), and
 // the swap's configurations are instantiated for the swap alone, so the flag adds no kernel.
-// With partials, the tile's last unit sums them into C (counters: one a tile of the grid, zero at
-// launch, zero again at exit); counters is unused otherwise. !kSplitK: the split-K code is not
-// compiled at all (partials must be null), so that the forward's unsplit launches, the large
-// shapes, run the epilogue they had before the in-kernel sum; the swap takes both in one
-// instantiation (kSplitK), and so does a forward launch that splits.
+// With kTransposedC and partials, the tile's last unit sums the partials into C (counters: one a
+// tile, zero at launch, zero again at exit); counters is unused otherwise.
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, bool kTransposedC,
-          bool kSplitK, Fault F>
+          Fault F>
 __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
@@ -361,7 +285,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
       // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
       // and + 1 of the j-th 8 columns.
       const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
-      if constexpr (kSplitK) if (partials != nullptr) {  // the float32 partial tile, into this split's slice
+      if (partials != nullptr) {  // the float32 partial tile, into this split's slice
         float* const slice = partials + static_cast<std::int64_t>(u % splits) * m * n;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -379,12 +303,57 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
             }
           }
         }
-        // Split-K: the tile's last unit sums the slices into acc and stores C below, from
-        // registers as an unsplit tile is (store_via_tma is false with partials); the others are
-        // done with the tile. The counter: one a tile of the grid, both blocks of a pair.
-        if (!sum_splits_if_last<G, F>(acc, partials, counters + (t * CLUSTER + rank), splits, m, n, row0, n0, lane,
-                                      consumer == 0 && tid == 0))
-          continue;
+        if constexpr (kTransposedC) {
+          // The tile's count: every thread's partials visible GPU-wide (each fences its own
+          // stores), then one ticket for the two consumer warpgroups, broadcast to them; the
+          // producer warpgroup is elsewhere in its loop, so a named barrier, not __syncthreads.
+          __shared__ bool last_unit;
+          __threadfence();
+          named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
+          if (consumer == 0 && tid == 0)
+            last_unit = atomicAdd(&counters[t], 1u) == static_cast<unsigned>(splits - 1);
+          named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
+          if (!last_unit) continue;
+          // The last unit: the others fenced their partials before counting. Read them through
+          // L2 (ld.global.cg: never the non-coherent L1, which may hold stale lines), this unit's
+          // own slice too (its own stores, the same floats as its accumulators, which it frees
+          // so), and sum slice by slice in split order from 0.f, as wgmma_reduce_kernel does, so
+          // that the bits do not depend on which unit came last. The loads of kSumGroup slices
+          // at a time are predicated, not branched around (an element outside C reads nothing,
+          // and its sum is never stored), so that they are in flight together: one L2 round trip
+          // for the group, not one a slice or an element. Addresses: a row's base and the
+          // column's constant offset.
+          __threadfence();
+#pragma unroll
+          for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
+          const int col0 = n0 + 2 * (lane % 4);  // element i's column: col0 + 8 (i / 4) + i % 2
+          const std::int64_t row_at[2] = {static_cast<std::int64_t>(row0) * n + col0,
+                                          static_cast<std::int64_t>(row0 + 8) * n + col0};
+          const bool row_in[2] = {row0 < m, row0 + 8 < m};
+          const auto slice_of = [&](int q) { return F == Fault::reverse_split_order ? splits - 1 - q : q; };
+          for (int q0 = 0; q0 < splits; q0 += G::kSumGroup) {
+            float x[G::kSumGroup][G::kAccumulators];
+#pragma unroll
+            for (int d = 0; d < G::kSumGroup; ++d) {
+              const float* const from = partials + static_cast<std::int64_t>(slice_of(min(q0 + d, splits - 1))) * m * n;
+#pragma unroll
+              for (int i = 0; i < G::kAccumulators; ++i) {  // the accumulators' layout: i = 4 j + 2 h + e
+                const int h = (i / 2) % 2, dc = 8 * (i / 4) + i % 2;
+                x[d][i] = ld_cg_or_zero(from + row_at[h] + dc, row_in[h] && col0 + dc < n);
+              }
+            }
+#pragma unroll
+            for (int d = 0; d < G::kSumGroup; ++d) {
+              if (q0 + d >= splits) break;
+#pragma unroll
+              for (int i = 0; i < G::kAccumulators; ++i) acc[i] += x[d][i];
+            }
+          }
+          store_transposed(acc, row0, n0);
+          if constexpr (F != Fault::keep_split_counter)
+            if (consumer == 0 && tid == 0) counters[t] = 0;  // ready for the next launch
+        }
+        continue;
       }
       if constexpr (kTransposedC) {
         store_transposed(acc, row0, n0);
@@ -445,6 +414,18 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
 
 namespace kbench::gemm {
 
+// C = the sum of the `splits` float32 slices of partials ([splits][M][N]), in slice order.
+template <class T>
+__global__ void wgmma_reduce_kernel(const float* __restrict__ partials, T* __restrict__ c, std::int64_t count,
+                                    int splits) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    float sum = 0.f;
+    for (int s = 0; s < splits; ++s) sum += partials[s * count + i];
+    c[i] = static_cast<T>(sum);
+  }
+}
+
 // A 2-D tensor map for TMA over a row-major operand (or C) [rows, cols] (row stride in elements) of
 // elements of type T (float16, bfloat16 or float32), boxes of [box_rows, box_cols] (box_cols
 // elements <= 128 bytes), 128-byte swizzle, zeros outside. Host code (gemm_wgmma.cu); throws
@@ -464,13 +445,13 @@ CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols
 // wgmma_gemm_kernel, A and B as they lie in memory ([M, K] or, kAMajorM, [K, M] rows; [K, N] or,
 // !kBMajorN, [N, K] rows; row strides lda, ldb), K >= 1; a persistent grid of at most `blocks`
 // blocks (whole clusters of W.cluster), configuration W (gemm_tiles.hpp; W.cluster 2 needs B
-// N-major, !kBMajorN is refused); K cut into `splits` ranges. C is contiguous [M, N], or,
-// kTransposedC (W.direct only), its transpose: c holds C^T [N, M] of row stride ldc. With
-// partials (splits x M x N floats) every unit writes its float32 tile there and each tile's last
-// unit sums them into C (counters: wgmma_tiles(W, m, n) unsigneds, zero; left zero); without,
-// splits is 1 and the tiles go to C. Sets the kernel's shared-memory limit the first time.
-template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false,
-          bool kSplitK = true>
+// N-major, !kBMajorN is refused); K cut into `splits` ranges. With partials (splits x M x N
+// floats) every unit writes its float32 tile there and C is not touched, except with
+// kTransposedC, where each tile's last unit sums them into C^T (counters: one unsigned a tile of
+// the grid, zero); without, splits is 1 and C (contiguous [M, N]) is written, or, kTransposedC
+// (W.direct only), its transpose: c holds C^T [N, M] of row stride ldc. Sets the kernel's
+// shared-memory limit the first time.
+template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false>
 cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n,
                                   int k, int blocks, cudaStream_t stream, int splits, float* partials,
                                   std::int64_t ldc = 0, unsigned* counters = nullptr) {
@@ -485,8 +466,7 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
   const bool store_via_tma = !W.direct && partials == nullptr && n % G::kCChunk == 0 &&
                              reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   const CUtensorMap map_c = store_via_tma ? make_operand_map(c, m, n, n, 64, G::kCBoxCols) : map_a;
-  if (!kSplitK && partials != nullptr) return cudaErrorInvalidValue;
-  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, kSplitK, F>;
+  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, F>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
@@ -513,23 +493,20 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
   return cudaGetLastError();
 }
 
-// C = op(A).op(B) as launch_wgmma_mainloop says, C contiguous [M, N], in one kernel; K cut into
-// `splits` ranges: at several, partials (splits x M x N floats, [splits][M][N]) and counters
-// (wgmma_tiles(W, m, n) unsigneds, zero before the first launch, left zero by each) must be
-// given, and each tile's last unit sums the slices in order into C. Two kernels: one split runs
-// the instantiation without the split-K code (!kSplitK); several the one with it. kSplits false:
-// one split only (the backward's layouts, which never split: no second instantiation).
-template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kSplits = true>
+// C = op(A).op(B) as launch_wgmma_mainloop says, C contiguous [M, N]; K cut into `splits` ranges
+// (partials: splits x M x N floats, when splits > 1), then summed by wgmma_reduce_kernel.
+template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
 cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
-                              int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr,
-                              unsigned* counters = nullptr) {
-  if (splits < 1 || (splits > 1 && (!kSplits || partials == nullptr || counters == nullptr))) return cudaErrorInvalidValue;
-  if constexpr (kSplits)
-    if (splits > 1)
-      return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F, false, true>(a, lda, b, ldb, c, m, n, k, blocks, stream,
-                                                                             splits, partials, 0, counters);
-  return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F, false, false>(a, lda, b, ldb, c, m, n, k, blocks, stream, 1,
-                                                                          nullptr);
+                              int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
+  if (const cudaError_t err = launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(
+          a, lda, b, ldb, c, m, n, k, blocks, stream, splits, splits > 1 ? partials : nullptr);
+      err != cudaSuccess || splits == 1)
+    return err;
+  const std::int64_t count = static_cast<std::int64_t>(m) * n;
+  const long long reduce_blocks = (count + 255) / 256;
+  wgmma_reduce_kernel<T><<<static_cast<unsigned>(reduce_blocks < 1024 ? reduce_blocks : 1024), 256, 0, stream>>>(
+      partials, c, count, splits);
+  return cudaGetLastError();
 }
 
 // C [M, N] (row stride ldc) = A [M, K] . B [K, N] (row strides lda, ldb; K >= 1) as the swapped
@@ -542,8 +519,8 @@ cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int
 //   - several (K cut into `splits` ranges): each unit writes float32 partials ([splits][N][M],
 //     splits x M x N floats) and counts itself on its tile's counter; the tile's last unit sums
 //     the slices in order and stores the sum transposed into C the same way, then zeroes the
-//     counter (sum_splits_if_last, as the forward's). counters: wgmma_swap_tiles(W, m, n)
-//     unsigneds, zero before the first launch (each launch leaves them zero).
+//     counter. counters: wgmma_swap_tiles(W, m, n) unsigneds, zero before the first launch (each
+//     launch leaves them zero).
 // The partials must be given either way (one slice at least; unused at one split, as are the
 // counters).
 template <class T, WgmmaConfig W, Fault F = Fault::none>
@@ -553,7 +530,7 @@ cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int
   static_assert(W.direct && W.cluster == 1, "the swap writes from registers: no C tile in shared memory, no pairs");
   if (partials == nullptr || splits < 1 || (splits > 1 && counters == nullptr)) return cudaErrorInvalidValue;
   // One instantiation for both: without partials the kernel stores its tiles, with them it sums.
-  return launch_wgmma_mainloop<T, W, true, false, F, true, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, splits,
+  return launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, splits,
                                                            splits > 1 ? partials : nullptr, ldc, counters);
 }
 

@@ -276,37 +276,6 @@ TEST(GemmTiles, WgmmaSwapSplitsAsFarAsTheWorkspaceHoldsThemAndTheCounters) {
   EXPECT_EQ(wgmma_swap_workspace_splits(1, 14336, 4096, 132, 4 * 14336 * sizeof(float)), 1);  // 112 tiles: none wanted
 }
 
-// The forward keeps split-K's workspace in the same layout: the partials from the start, a
-// done-counter a tile of its grid at the end (a pair's two tiles both, the lower one even below
-// M); it takes as many splits as fit before them, one where fewer than two do.
-TEST(GemmTiles, WgmmaSplitsAsFarAsTheWorkspaceHoldsThemAndTheCounters) {
-  static_assert(kWgmmaConfigs[3].bn == 128 && kWgmmaConfigs[3].cluster == 1, "128x128, single blocks");
-  static_assert(kWgmmaConfigs[5].bn == 128 && kWgmmaConfigs[5].cluster == 2, "128x128_c2, pairs");
-  static_assert(kWgmmaConfigs[0].bn == 256 && kWgmmaConfigs[0].cluster == 1, "128x256");
-  EXPECT_EQ(wgmma_tiles(kWgmmaConfigs[3], 128, 4096), 32);
-  EXPECT_EQ(wgmma_tiles(kWgmmaConfigs[5], 128, 4096), 64);   // one pair a column: its lower tile below M
-  EXPECT_EQ(wgmma_tiles(kWgmmaConfigs[5], 300, 1000), 32);   // two pairs of rows by 8 columns
-  EXPECT_EQ(wgmma_tiles(kWgmmaConfigs[0], 300, 1000), 12);   // 3 rows by 4 columns
-  EXPECT_EQ(wgmma_tiles(kWgmmaConfigs[0], 1, 4104), 17);     // N ragged
-  EXPECT_EQ(wgmma_tiles(kWgmmaSwapConfig, 4104, 65), wgmma_swap_tiles(kWgmmaSwapConfig, 65, 4104));  // C^T's grid
-  EXPECT_EQ(wgmma_counters_bytes(3, 128, 4096), 32 * sizeof(unsigned));
-  EXPECT_EQ(wgmma_counters_bytes(5, 128, 4096), 64 * sizeof(unsigned));
-  EXPECT_EQ(wgmma_counters_bytes(kWgmmaConfigs.size(), 128, 4096), 0u);
-  // 128 x 4096 x 4096 at 128 x 128 (the decode shape auto takes it for): 32 tiles, 4 splits wanted.
-  const std::size_t slice = 128 * 4096 * sizeof(float), counters = 32 * sizeof(unsigned);
-  EXPECT_EQ(wgmma_workspace_splits(3, 128, 4096, 4096, 132, 4 * slice + counters), 4);
-  EXPECT_EQ(wgmma_workspace_splits(3, 128, 4096, 4096, 132, 16 * slice + 64 * sizeof(unsigned)), 4);  // auto's: more room
-  EXPECT_EQ(wgmma_workspace_splits(3, 128, 4096, 4096, 132, 4 * slice), 3);  // the counters take the last slice's room
-  EXPECT_EQ(wgmma_workspace_splits(3, 128, 4096, 4096, 132, 2 * slice + counters + 3), 2);
-  EXPECT_EQ(wgmma_workspace_splits(3, 128, 4096, 4096, 132, 2 * slice + counters - 4), 1);
-  EXPECT_EQ(wgmma_workspace_splits(3, 128, 4096, 4096, 132, 0), 1);
-  EXPECT_EQ(wgmma_workspace_splits(3, 128, 14336, 4096, 132, 16 * slice), 1);  // 112 tiles: none wanted
-  // At 128 x 256 the same shape wants 8 (16 tiles); pairs of 128 x 128 count 64 counters.
-  EXPECT_EQ(wgmma_workspace_splits(0, 128, 4096, 4096, 132, 8 * slice + 16 * sizeof(unsigned)), 8);
-  EXPECT_EQ(wgmma_workspace_splits(5, 128, 4096, 4096, 132, 4 * slice + 64 * sizeof(unsigned)), 4);
-  EXPECT_EQ(wgmma_workspace_splits(5, 128, 4096, 4096, 132, 4 * slice + counters), 3);
-}
-
 // The cp.async path takes rows that start on 16 bytes and are whole 16-byte chunks; a single
 // row needs no stride, but still whole chunks (gemm 1x1x1 float32 copied 16 bytes from a buffer
 // of 4 before this held).

@@ -130,47 +130,18 @@ TEST(GemmGpu, TransposedOperandsThroughStrides) {
   }
 }
 
-// Split-K's buffers for a test's launches of the kernel at configuration W on C [m, n]: the
-// partials (splits x m x n floats) and a done-counter a tile, zeroed once, as the harness zeroes
-// a workspace. launch() sets the partials to NaN first, so that a unit that leaves its slice
-// unwritten, or a sum that reads a slice before it is written, shows; the product runs twice on
-// the counters (a counter left set leaves the second launch's C unwritten: NaN), and every
-// counter must be zero at the end (expect_counters_zero).
-struct SplitBuffers {
-  std::size_t partial_bytes, tiles;
-  DeviceBuffer partials, counters;
-  SplitBuffers(const WgmmaConfig& w, int m, int n, int splits)
-      : partial_bytes(splits > 1 ? static_cast<std::size_t>(splits) * m * n * sizeof(float) : 0),
-        tiles(static_cast<std::size_t>(wgmma_tiles(w, m, n))),
-        partials(partial_bytes),
-        counters(DeviceBuffer::zeroed(tiles * sizeof(unsigned))) {}
-  float* nan_partials() const {
-    if (partial_bytes > 0) KB_CUDA(cudaMemset(partials.get(), 0xFF, partial_bytes));
-    return static_cast<float*>(partials.get());
-  }
-  unsigned* done() const { return static_cast<unsigned*>(counters.get()); }
-  void expect_counters_zero(const std::string& what) const {
-    std::vector<unsigned> left(tiles);
-    KB_CUDA(cudaMemcpy(left.data(), done(), tiles * sizeof(unsigned), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(std::count(left.begin(), left.end(), 0u), static_cast<std::ptrdiff_t>(tiles)) << what << ": counters left set";
-  }
-};
-
 // The Hopper kernel in its four layouts at each tile width, on a grid of `blocks` persistent
 // blocks: 3 makes each block walk several tiles and the stage ring wrap within and across them
 // (K = 264 is five k-tiles, ragged); 132 gives every tile its own block.
-// splits > 1 cuts K into that many ranges (split-K: the partials and counters SplitBuffers
-// says, each tile's last unit storing the sum; launched twice on them).
+// splits > 1 cuts K into that many ranges (split-K, their partials in a buffer of this test's).
 template <bool kATrans, bool kBTrans, WgmmaConfig W>
 void expect_wgmma_exact(int m, int n, int k, int pad, int blocks, int splits = 1) {
   const std::string what = "wgmma_" + W.name() + " splits " + std::to_string(splits);
-  const SplitBuffers split(W, m, n, splits);
-  for (int launch = 0; launch < (splits > 1 ? 2 : 1); ++launch)
-    expect_exact<kATrans, kBTrans>(m, n, k, pad, what.c_str(), [&](const __half* a, int lda, const __half* b, int ldb, __half* c) {
-      return launch_wgmma_gemm<__half, W, kATrans, !kBTrans>(a, lda, b, ldb, c, m, n, k, blocks, nullptr, splits,
-                                                             split.nan_partials(), split.done());
-    });
-  split.expect_counters_zero(what);
+  DeviceBuffer partials(splits > 1 ? static_cast<std::size_t>(splits) * m * n * sizeof(float) : 0);
+  float* const p = static_cast<float*>(partials.get());
+  expect_exact<kATrans, kBTrans>(m, n, k, pad, what.c_str(), [=](const __half* a, int lda, const __half* b, int ldb, __half* c) {
+    return launch_wgmma_gemm<__half, W, kATrans, !kBTrans>(a, lda, b, ldb, c, m, n, k, blocks, nullptr, splits, p);
+  });
 }
 
 // N = 328 stores C through TMA (where the configuration does), N = 74 from registers (its rows
@@ -321,13 +292,11 @@ template <WgmmaConfig W>
 void expect_wgmma_tf32_tiles(int pad, int blocks) {
   const auto run = [&](int m, int n, int k, int splits) {
     const std::string what = "wgmma_tf32_" + W.name() + " splits " + std::to_string(splits);
-    const SplitBuffers split(W, m, n, splits);
-    for (int launch = 0; launch < (splits > 1 ? 2 : 1); ++launch)
-      expect_exact<false, true, float>(m, n, k, pad, what.c_str(), [&](const float* a, int lda, const float* b, int ldb, float* c) {
-        return launch_wgmma_gemm<float, W, false, false>(a, lda, b, ldb, c, m, n, k, blocks, nullptr, splits,
-                                                         split.nan_partials(), split.done());
-      });
-    split.expect_counters_zero(what);
+    DeviceBuffer partials(splits > 1 ? static_cast<std::size_t>(splits) * m * n * sizeof(float) : 0);
+    float* const p = static_cast<float*>(partials.get());
+    expect_exact<false, true, float>(m, n, k, pad, what.c_str(), [=](const float* a, int lda, const float* b, int ldb, float* c) {
+      return launch_wgmma_gemm<float, W, false, false>(a, lda, b, ldb, c, m, n, k, blocks, nullptr, splits, p);
+    });
   };
   run(200, 328, 264, 1);
   run(136, 72, 88, 1);  // below one tile in M and N
