@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/device_buffer.hpp"
@@ -24,6 +26,9 @@ namespace {
 struct Mnk {
   std::int64_t m, n, k;
 };
+
+// gtest prints a failing test's parameter: the shape, not its bytes.
+void PrintTo(const Mnk& s, std::ostream* os) { *os << s.m << "x" << s.n << "x" << s.k; }
 
 // Ragged (unaligned rows: the SIMT fallback; aligned rows in ragged tiles: the mma path's
 // zero-filled edges), tiny, square, and K = 1024.
@@ -67,20 +72,25 @@ int variants_for(DType t) {
                          : static_cast<int>(gemm::kTileConfigs.size()) + hopper_variants(t) + 2 + cublas;
 }
 
-// One test per dtype: under racecheck the three together ran past 480 s (session 20's call 2),
-// each alone fits, and the sanitizer runs them side by side.
-class GemmEveryVariant : public ::testing::TestWithParam<DType> {};
+// One test per dtype and shape: under racecheck one test per dtype ran past 540 s (session 21's
+// call 3: `auto` tunes its candidates for each shape's bucket, and every launch is instrumented), while
+// the sanitizer runs each test in its own process with its own limit, a few side by side.
+class GemmEveryVariant : public ::testing::TestWithParam<std::tuple<DType, Mnk>> {};
 
 TEST_P(GemmEveryVariant, OnRaggedAndSquareShapes) {
   KB_REQUIRE_GPU();
-  const DType t = GetParam();
-  for (const Mnk& s : kShapes) {
-    EXPECT_EQ(check_all(make_case(registry().op("gemm"), t, {s.m, s.n, s.k})), variants_for(t)) << dtype_name(t);
-  }
+  const auto [t, s] = GetParam();
+  EXPECT_EQ(check_all(make_case(registry().op("gemm"), t, {s.m, s.n, s.k})), variants_for(t)) << dtype_name(t);
 }
 
-INSTANTIATE_TEST_SUITE_P(GemmGpu, GemmEveryVariant, ::testing::ValuesIn(kAllDTypes),
-                         [](const ::testing::TestParamInfo<DType>& info) { return std::string(dtype_name(info.param)); });
+std::string dtype_and_shape(const ::testing::TestParamInfo<std::tuple<DType, Mnk>>& info) {
+  const Mnk& s = std::get<1>(info.param);
+  return std::string(dtype_name(std::get<0>(info.param))) + "_" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+         std::to_string(s.k);
+}
+
+INSTANTIATE_TEST_SUITE_P(GemmGpu, GemmEveryVariant, ::testing::Combine(::testing::ValuesIn(kAllDTypes), ::testing::ValuesIn(kShapes)),
+                         dtype_and_shape);
 
 TEST(GemmGpu, KZeroGivesZeros) {
   KB_REQUIRE_GPU();
