@@ -92,6 +92,7 @@ struct WgmmaConfig {
   std::string name() const {
     return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : "") + (cluster > 1 ? "_c2" : "");
   }
+  constexpr bool operator==(const WgmmaConfig&) const = default;
 };
 
 inline constexpr std::array<WgmmaConfig, 6> kWgmmaConfigs{

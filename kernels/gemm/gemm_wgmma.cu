@@ -274,7 +274,8 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
   auto* const counters = splits > 1 ? reinterpret_cast<unsigned*>(static_cast<char*>(workspace) +
                                                                   swap_counters_offset(c.rows, c.cols, bytes))
                                     : nullptr;
-  KB_CUDA(m <= kSwapNarrowMaxM
+  // wgmma_swap_config(m) picks; each configuration is its own instantiation.
+  KB_CUDA(wgmma_swap_config(m) == kWgmmaSwapNarrowConfig
               ? launch_swap_typed<kWgmmaSwapNarrowConfig>(a, b, c, m, n, kk, sms, stream, splits, partials, counters)
               : launch_swap_typed<kWgmmaSwapConfig>(a, b, c, m, n, kk, sms, stream, splits, partials, counters));
 }
