@@ -148,6 +148,15 @@ __device__ __forceinline__ float4 ld_cluster_f4(std::uint32_t local, std::uint32
   return v;
 }
 
+// A barrier of every thread of the cluster that publishes nothing (arrive.relaxed): where the
+// barrier only orders reads already done (their values used) before another block's later
+// writes. cluster_sync's release arrive is MEMBAR.ALL.CTA, MEMBAR.ALL.GPU, ERRBAR and CGAERRBAR
+// in ptxas 13.0's SASS for sm_90a, and the GPU-wide fence waits for this thread's global stores
+// (a tile of C just written) to complete; this one is the bare UCGABAR_ARV.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
+}
+
 }  // namespace wgmma_detail
 
 // map_c is C's tensor map when store_via_tma (C's rows whole 16-byte chunks, C 16-byte aligned:
@@ -241,10 +250,10 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
             tma_load_2d(stage_b(s), &map_b, full(s), k0, n0);
           }
         }
-        if constexpr (KSPLIT > 1) {  // the consumers' two barriers of this unit's sum
+        if constexpr (KSPLIT > 1) {  // the consumers' two barriers of this unit's sum (it publishes nothing)
           __syncwarp();
-          cluster_sync();
-          cluster_sync();
+          cluster_sync_relaxed();
+          cluster_sync_relaxed();
         }
       }
     }
@@ -353,9 +362,11 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         }
         // This thread's generic-proxy writes and reads of the ring, ordered before the copy
         // engine's (async-proxy) writes of the next unit's stages, which the barrier lets go.
+        // Relaxed: the remote reads are done (their sums stored), and the ring's writes were
+        // published by the first barrier; a release here would wait for C's stores.
         fence_proxy_async_shared();
         __syncwarp();
-        cluster_sync();
+        cluster_sync_relaxed();
       }
     };
     for (int u = first; u < units; u += stride) {
