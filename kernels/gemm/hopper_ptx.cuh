@@ -36,10 +36,18 @@ __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
 // One arrival on the mbarrier at the same offset in CTA `cta` of the cluster (this one included).
+// The default semantics (release at CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id) and
+// fast.cu spell it, not .release.cluster: ptxas (13.0, sm_90a) puts MEMBAR.ALL.CTA,
+// MEMBAR.ALL.GPU, ERRBAR and CGAERRBAR before a cluster-scope release, and the pairs' consumers
+// arrive twice a stage (both blocks' `empty`), so every stage paid two GPU-wide fences: about
+// 0.5-0.7 us a stage, which made the _c2 configurations 1.9x (128 x 256) and 3x (128 x 128)
+// slower than the same tiles alone. Nothing is published by this arrival: it only says that the
+// stage's wgmmas, which wgmma.wait_group has already completed, are done reading it, and the
+// TMA that refills the stage is issued after the producer observes the phase.
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint32_t cta) {
   std::uint32_t remote = 0;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(bar), "r"(cta));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 // This CTA's rank in its cluster, and a barrier of every thread of the cluster (release/acquire).
 __device__ __forceinline__ std::uint32_t cluster_rank() {
