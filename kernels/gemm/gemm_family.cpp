@@ -60,7 +60,8 @@ Unsupported needs(bool sixteen_bit, bool float32) {
 std::string wgmma_plan(const WgmmaConfig& w, const std::string& path, int splits, int bk = 64) {
   return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": " + std::to_string(bk) + ", \"splits\": " +
          std::to_string(splits) + ", \"stages\": " +
-         std::to_string(w.stages) + ", \"epilogue\": \"" + (w.direct ? "registers" : "tma_store") +
+         std::to_string(w.stages) + ", \"epilogue\": \"" +
+         (w.ksplit > 1 ? "cluster_dsmem_split_sum" : w.direct ? "registers" : "tma_store") +
          "\", \"consumer_warpgroups\": 2, \"cluster\": " + std::to_string(w.cluster) +
          ", \"grid\": \"persistent\", \"group_m\": " +
          std::to_string(kGroupM) + "}";
@@ -73,6 +74,7 @@ std::size_t wgmma_workspace(std::size_t i, const Case& c) { return wgmma_workspa
 
 // The splits of configuration i on case c with its workspace (1 off the wgmma path).
 int wgmma_case_splits(std::size_t i, const Case& c) {
+  if (kWgmmaConfigs[i].ksplit > 1) return wgmma_case_path(c) == "wgmma" ? kWgmmaConfigs[i].ksplit : 1;
   const std::size_t bytes = wgmma_workspace(i, c);
   if (bytes == 0 || wgmma_case_path(c) != "wgmma") return 1;
   return static_cast<int>(bytes / (static_cast<std::size_t>(m_of(c) * n_of(c)) * sizeof(float)));
@@ -175,6 +177,14 @@ const L2Flusher& tuning_flusher() {
 constexpr int kTuningSamples = 3;
 double time_config(std::size_t i, const LaunchArgs& x) {
   if (i == kSwapCandidate && x.outputs[0].rows > kSwapCandidateMaxM) return -1;
+  // The cluster's split-K (ksplit) only where the reduce kernel's would split: where the tiles
+  // leave most multiprocessors idle (a decode step's M); elsewhere it would only cut K needlessly.
+  if (i >= kTileConfigs.size() && i < kSwapCandidate) {
+    const WgmmaConfig& w = kWgmmaConfigs[i - kTileConfigs.size()];
+    if (w.ksplit > 1 && wgmma_splits(x.outputs[0].rows, x.outputs[0].cols, x.inputs[0].cols, w.bn,
+                                     current_device_limits().sms) == 1)
+      return -1;
+  }
   try {
     launch_candidate(i, x);
     const L2Flusher& flusher = tuning_flusher();
@@ -320,7 +330,11 @@ void register_gemm(Registry& r) {
     Variant v = make_variant("gemm", "wgmma_" + w.name(),
                              "Hopper: wgmma from TMA-loaded, 128-byte-swizzled stages (" + std::to_string(w.stages) +
                                  "), a producer and two consumer warpgroups, persistent grid, C " +
-                                 (w.direct ? "stored from registers" : "through shared memory and TMA"),
+                                 (w.ksplit > 1 ? "from split-K in clusters of " + std::to_string(w.ksplit) +
+                                                     " blocks, the float32 partial tiles summed through distributed "
+                                                     "shared memory"
+                                  : w.direct   ? "stored from registers"
+                                               : "through shared memory and TMA"),
                              [i](const LaunchArgs& x) {
                                launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
                                             wgmma_workspace(i, x.c));

@@ -80,23 +80,39 @@ namespace kbench::gemm {
 // `cluster` 2 (`_c2`): blocks in pairs on vertically adjacent tiles, which need the same B tile:
 // each loads half of B's panels and multicasts it to both, so L2 serves a third less (B as given,
 // N-major, only: the forward's layout; BN / 64 even).
+// `ksplit` > 1 (`_ks<S>`): split-K for shapes of too few tiles (a decode step's M up to 128 or
+// so), K always cut into S ranges, the S blocks of a tile one thread-block cluster that sums the
+// float32 partial tiles in its distributed shared memory (each block's in its own stage ring,
+// once the mainloop is done with it) and stores C: no partials in global memory, no second
+// kernel. `direct` (C from the sum, not from shared memory); no pairs.
 struct WgmmaConfig {
   static constexpr int kBM = 128;
   int bn, stages;
   bool direct = false;
   int cluster = 1;
+  int ksplit = 1;
   // A stage's rows are 128 bytes of K whatever the element; C's tile is kBM x bn elements.
   int smem_bytes(int element_bytes = 2) const {
     return stages * (kBM + bn) * 128 + (direct ? 0 : kBM * bn * element_bytes);
   }
   std::string name() const {
+    if (ksplit > 1) return std::to_string(kBM) + "x" + std::to_string(bn) + "_ks" + std::to_string(ksplit);
     return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : "") + (cluster > 1 ? "_c2" : "");
   }
   constexpr bool operator==(const WgmmaConfig&) const = default;
 };
 
-inline constexpr std::array<WgmmaConfig, 6> kWgmmaConfigs{
-    {{256, 3}, {256, 4, true}, {192, 4}, {128, 6}, {256, 3, false, 2}, {128, 6, false, 2}}};
+// 128 x 128 in clusters of 4 (_ks4: M up to 128, 32 tiles of N = 4096 on 128 blocks) and of 2
+// (_ks2: M up to 256): 7 stages of 32 KiB (no C tile: 224 KiB), the 128 x 136 floats of the sum
+// (68 KiB) within them.
+inline constexpr std::array<WgmmaConfig, 8> kWgmmaConfigs{{{256, 3},
+                                                           {256, 4, true},
+                                                           {192, 4},
+                                                           {128, 6},
+                                                           {256, 3, false, 2},
+                                                           {128, 6, false, 2},
+                                                           {128, 7, true, 1, 4},
+                                                           {128, 7, true, 1, 2}}};
 
 // The swapped product's configuration (`wgmma_swap`, decode shapes: launch_wgmma_swap computes
 // C^T = B^T . A^T, so a tile is 128 rows of N by bn columns of M). At M = 1 to 16 a 128 x bn

@@ -281,7 +281,8 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
 }
 
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
-  if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;
+  // The cluster's split-K (ksplit) sums in shared memory: no workspace.
+  if (index >= kWgmmaConfigs.size() || kWgmmaConfigs[index].ksplit > 1 || !hopper_problem().empty()) return 0;
   const int splits = wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, current_device_limits().sms);
   return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float) : 0;
 }
@@ -294,7 +295,7 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
 void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
                   cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
   Split split;
-  if (index < kWgmmaConfigs.size() && hopper_problem().empty()) {
+  if (index < kWgmmaConfigs.size() && kWgmmaConfigs[index].ksplit == 1 && hopper_problem().empty()) {
     // As many splits as the heuristic wants and the workspace holds (1: none).
     const std::size_t slice = static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
     const int wanted = wgmma_splits(c.rows, c.cols, a.cols, kWgmmaConfigs[index].bn, current_device_limits().sms);

@@ -70,7 +70,7 @@ namespace kbench::gemm {
 // The kernel takes the configuration's fields (nvcc's launch stubs cannot spell a class-type
 // template argument); kTmaStore is !WgmmaConfig::direct.
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN,
-          Fault F = Fault::none>
+          Fault F = Fault::none, int KSPLIT = 1>
 struct WgmmaGemm {
   static constexpr int kElement = sizeof(T);
   static constexpr int kBM = 128, kBK = 128 / kElement, kConsumers = 2;  // a 128-byte row of K
@@ -103,6 +103,20 @@ struct WgmmaGemm {
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than a block can have");
   static_assert(CLUSTER == 1 || (CLUSTER == 2 && kBMajorN && (BN / 64) % 2 == 0),
                 "pairs multicast B's N-major panels, half each");
+  // KSPLIT > 1: the cluster's split-K sum (see the kernel). Each block's float32 tile goes into
+  // its own stage ring once the mainloop is done with it, rows kSplitPitch floats apart: 32 bytes
+  // beyond BN, so that the 4 rows a half-warp's float2 stores touch fall in 4 different 32-byte
+  // bank groups (without the pad all 8 rows of a warp's store share banks: 8 ways). Block r of the
+  // cluster then sums rows [r kBM / KSPLIT, (r + 1) kBM / KSPLIT), in float4 chunks, kSplitChunks
+  // a consumer thread.
+  static constexpr int kSplitPitch = BN + 8;
+  static constexpr int kSplitRows = kBM / KSPLIT;
+  static constexpr int kSplitChunks = kSplitRows * BN / 4 / (kConsumers * 128);
+  static_assert(KSPLIT == 1 || (CLUSTER == 1 && !kTmaStore && KSPLIT <= 8 && kBM % KSPLIT == 0 &&
+                                kSplitRows * BN / 4 % (kConsumers * 128) == 0 &&
+                                STAGES * kStageBytes >= kBM * kSplitPitch * 4),
+                "the cluster's split-K: no pairs, C from the sum (not TMA), at most 8 blocks (the portable cluster), "
+                "the float32 tile within the stage ring");
 };
 
 namespace wgmma_detail {
@@ -120,6 +134,29 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
   return hopper::matrix_desc(panel + kk * 2048, 8192, 1024);
 }
 
+// A float4 of the shared memory of block `cta` of the cluster, at the offset `local` has in this
+// block's (mapa: the same variable in another block; this one's own included). Volatile, so that
+// it stays between the cluster barriers around it; a run of them is still in flight together.
+__device__ __forceinline__ float4 ld_cluster_f4(std::uint32_t local, std::uint32_t cta) {
+  std::uint32_t remote = 0;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(cta));
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(remote)
+               : "memory");
+  return v;
+}
+
+// A barrier of every thread of the cluster that publishes nothing (arrive.relaxed): where the
+// barrier only orders reads already done (their values used) before another block's later
+// writes. cluster_sync's release arrive is MEMBAR.ALL.CTA, MEMBAR.ALL.GPU, ERRBAR and CGAERRBAR
+// in ptxas 13.0's SASS for sm_90a, and the GPU-wide fence waits for this thread's global stores
+// (a tile of C just written) to complete; this one is the bare UCGABAR_ARV.
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
+}
+
 }  // namespace wgmma_detail
 
 // map_c is C's tensor map when store_via_tma (C's rows whole 16-byte chunks, C 16-byte aligned:
@@ -132,15 +169,16 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t panel, int 
 // With kTransposedC and partials, the tile's last unit sums the partials into C (counters: one a
 // tile, zero at launch, zero again at exit); counters is unused otherwise.
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, bool kTransposedC,
-          Fault F>
-__global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>::kThreads, 1)
+          Fault F, int KSPLIT = 1>
+__global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F, KSPLIT>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
                       int n, int k, int splits, float* __restrict__ partials, std::int64_t ldc,
                       unsigned* __restrict__ counters) {
 #ifdef KBENCH_HOPPER_DEVICE_CODE
   static_assert(!kTransposedC || !kTmaStore, "a transposed C is stored from registers");
-  using G = WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F>;
+  static_assert(KSPLIT == 1 || !kTransposedC, "the cluster's split-K is the forward's");
+  using G = WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F, KSPLIT>;
   using namespace hopper;
   using namespace wgmma_detail;
   constexpr int kBM = G::kBM, kBK = G::kBK;
@@ -184,12 +222,15 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
 
   if (warpgroup == 0) {
     release_registers<G::kProducerRegisters>();
-    if (tid == 0) {
+    // KSPLIT > 1: the whole warpgroup walks the units, thread 0 loading, since every thread of
+    // the cluster takes part in the two cluster barriers of each unit's sum; and the producer may
+    // not load the next unit's stages before the second, for the sum is in the stage ring.
+    if (tid == 0 || KSPLIT > 1) {
       int it = 0;  // stages filled so far, over every tile: stage it % STAGES, round it / STAGES
       for (int u = first; u < units; u += stride) {
         const TileCoord tile = tile_of(u);
         const int m0 = tile.m * kBM, n0 = tile.n * BN;
-        for (int kt = kt_begin(u); kt < kt_end(u); ++kt, ++it) {
+        for (int kt = kt_begin(u); (KSPLIT == 1 || tid == 0) && kt < kt_end(u); ++kt, ++it) {
           const int s = it % STAGES, round = it / STAGES, k0 = kt * kBK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);  // the consumers (of both blocks) are done with it
           mbar_arrive_expect_tx(full(s), G::kStageBytes);
@@ -208,6 +249,11 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
           } else {
             tma_load_2d(stage_b(s), &map_b, full(s), k0, n0);
           }
+        }
+        if constexpr (KSPLIT > 1) {  // the consumers' two barriers of this unit's sum (it publishes nothing)
+          __syncwarp();
+          cluster_sync_relaxed();
+          cluster_sync_relaxed();
         }
       }
     }
@@ -245,6 +291,84 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
       else
         mbar_arrive(empty(s));
     };
+    // KSPLIT > 1, the cluster's split-K: the grid is whole clusters of KSPLIT blocks, block r of
+    // a cluster walking units c KSPLIT + r, (c + C) KSPLIT + r, ... (C clusters), so the cluster's
+    // blocks hold the KSPLIT K ranges of one tile at a time, range r in block r, and walk the tiles
+    // together. The tile's sum, from v (laid out as acc), in the cluster's shared memory and no
+    // global workspace, shared out: each block writes its float32 tile into its own stage ring;
+    // then block r sums rows [r kSplitRows, (r + 1) kSplitRows) of the tile over the KSPLIT blocks'
+    // rings (distributed shared memory, ld.shared::cluster) in block order 0, 1, ... from 0.f, as
+    // wgmma_reduce_kernel sums its slices (the same bits every run, and as the reduce kernel's at
+    // the same splits), and stores them into C, 4 columns a store. Two cluster barriers, which
+    // every thread of the cluster (the producers too) passes: the tiles written before any is
+    // read; every read done before any block loads its ring again or leaves.
+    const auto cluster_split_sum = [&](const float(&v)[G::kAccumulators], int rank, int m0, int n0) {
+      if constexpr (KSPLIT > 1) {
+        // Both consumers' wgmmas are done with the ring (the producer loads nothing into it
+        // before the second barrier).
+        named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
+        const int r = consumer * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            st_shared_pair<float>(base + ((r + 8 * h) * G::kSplitPitch + 8 * j + 2 * (lane % 4)) * 4, v[4 * j + 2 * h],
+                                  v[4 * j + 2 * h + 1]);
+        __syncwarp();  // the barrier is .aligned: the warp's threads together
+        cluster_sync();
+        // Chunk i of this thread: float4 (consumer 128 + tid) + 256 i of the block's rows, row
+        // by row, a warp's 32 chunks consecutive (a row of 512 bytes at BN = 128: no bank conflict).
+        constexpr int kRowChunks = BN / 4, kChunks = G::kSplitChunks;
+        const int ctid = consumer * 128 + tid;
+        std::uint32_t at[kChunks];
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i) {
+          const int idx = ctid + i * G::kConsumers * 128;
+          at[i] = base + ((rank * G::kSplitRows + idx / kRowChunks) * G::kSplitPitch + 4 * (idx % kRowChunks)) * 4;
+        }
+        float4 x[KSPLIT][kChunks];  // every load first: one round trip of the cluster for them all
+#pragma unroll
+        for (int q = 0; q < KSPLIT; ++q)
+#pragma unroll
+          for (int i = 0; i < kChunks; ++i)
+            x[q][i] = ld_cluster_f4(at[i], F == Fault::reverse_split_order ? KSPLIT - 1 - q : q);
+        const bool quads_aligned = n % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % (4 * sizeof(T)) == 0;
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i) {
+          float sum[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+          for (int q = 0; q < KSPLIT; ++q) {
+            sum[0] += x[q][i].x;
+            sum[1] += x[q][i].y;
+            sum[2] += x[q][i].z;
+            sum[3] += x[q][i].w;
+          }
+          const int idx = ctid + i * G::kConsumers * 128;
+          const int row = m0 + rank * G::kSplitRows + idx / kRowChunks, col = n0 + 4 * (idx % kRowChunks);
+          if (row >= m) continue;
+          T* const out = c + static_cast<std::int64_t>(row) * n + col;
+          if (quads_aligned && col + 3 < n) {
+            struct alignas(4 * sizeof(T)) Quad {
+              T e[4];
+            } quad;
+#pragma unroll
+            for (int e = 0; e < 4; ++e) quad.e[e] = T(sum[e]);
+            *reinterpret_cast<Quad*>(out) = quad;
+          } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+              if (col + e < n) out[e] = T(sum[e]);
+          }
+        }
+        // This thread's generic-proxy writes and reads of the ring, ordered before the copy
+        // engine's (async-proxy) writes of the next unit's stages, which the barrier lets go.
+        // Relaxed: the remote reads are done (their sums stored), and the ring's writes were
+        // published by the first barrier; a release here would wait for C's stores.
+        fence_proxy_async_shared();
+        __syncwarp();
+        cluster_sync_relaxed();
+      }
+    };
     for (int u = first; u < units; u += stride) {
       const int t = u / splits;
       const TileCoord tile = tile_of(u);
@@ -279,6 +403,10 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
       wgmma_wait<0>();
       fence_registers(acc);
       if (previous >= 0) release(previous);
+      if constexpr (KSPLIT > 1) {
+        cluster_split_sum(acc, u % KSPLIT, m0, n0);
+        continue;
+      }
       if constexpr (F == Fault::skip_tile)
         if (t == tiles / 2) continue;
 
@@ -457,7 +585,14 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
                                   std::int64_t ldc = 0, unsigned* counters = nullptr) {
   constexpr int BN = W.bn, CLUSTER = W.cluster;
   static_assert(!kTransposedC || W.direct, "a transposed C is stored from registers");
-  using G = WgmmaGemm<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F>;
+  using G = WgmmaGemm<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, F, W.ksplit>;
+  // W.ksplit > 1: K is cut into W.ksplit ranges whatever `splits` says, summed in the kernel's
+  // clusters (no partials); a cluster of W.ksplit blocks a tile.
+  if constexpr (W.ksplit > 1) {
+    splits = W.ksplit;
+    partials = nullptr;
+  }
+  constexpr int kClusterBlocks = CLUSTER * W.ksplit;  // one of the two is 1
   const CUtensorMap map_a = kAMajorM ? make_operand_map(a, k, m, lda, G::kBK, 64)
                                      : make_operand_map(a, m, k, lda, G::kBM, G::kBK);
   const CUtensorMap map_b = kBMajorN ? make_operand_map(b, k, n, ldb, G::kBK, 64)
@@ -466,26 +601,27 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
   const bool store_via_tma = !W.direct && partials == nullptr && n % G::kCChunk == 0 &&
                              reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   const CUtensorMap map_c = store_via_tma ? make_operand_map(c, m, n, n, 64, G::kCBoxCols) : map_a;
-  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, F>;
+  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, F, W.ksplit>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
   // Units of work are cluster tiles (CLUSTER tiles of one column) times splits; the grid is
   // whole clusters, at most `blocks` blocks.
   const long long cluster_rows = (m + G::kBM * CLUSTER - 1) / (G::kBM * CLUSTER);
-  const long long units = cluster_rows * ((n + BN - 1) / BN) * splits;
-  long long clusters = units < blocks / CLUSTER ? units : blocks / CLUSTER;
-  if constexpr (CLUSTER > 1) {  // a cluster launch only where there are clusters
+  // (With W.ksplit a cluster's unit is a whole tile, its W.ksplit ranges.)
+  const long long units = cluster_rows * ((n + BN - 1) / BN) * (W.ksplit > 1 ? 1 : splits);
+  long long clusters = units < blocks / kClusterBlocks ? units : blocks / kClusterBlocks;
+  if constexpr (kClusterBlocks > 1) {  // a cluster launch only where there are clusters
     // A cluster lives in one GPC: fewer pairs may fit at once than half the multiprocessors,
     // and a persistent grid beyond what is resident would run its last clusters as a second wave.
-    static const int resident = resident_clusters(kernel, CLUSTER, G::kThreads, G::kSmemBytes);
+    static const int resident = resident_clusters(kernel, kClusterBlocks, G::kThreads, G::kSmemBytes);
     if (resident > 0 && clusters > resident) clusters = resident;
   }
-  const LaunchShape shape{.grid = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * CLUSTER)),
+  const LaunchShape shape{.grid = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * kClusterBlocks)),
                           .block = dim3(G::kThreads),
                           .shared = G::kSmemBytes,
                           .stream = stream,
-                          .cluster = CLUSTER};
+                          .cluster = kClusterBlocks};
   if (const cudaError_t err =
           launch_ex(kernel, shape, map_a, map_b, map_c, store_via_tma, c, m, n, k, splits, partials, ldc, counters);
       err != cudaSuccess)
@@ -498,15 +634,20 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
 cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
                               int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
-  if (const cudaError_t err = launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(
-          a, lda, b, ldb, c, m, n, k, blocks, stream, splits, splits > 1 ? partials : nullptr);
-      err != cudaSuccess || splits == 1)
-    return err;
-  const std::int64_t count = static_cast<std::int64_t>(m) * n;
-  const long long reduce_blocks = (count + 255) / 256;
-  wgmma_reduce_kernel<T><<<static_cast<unsigned>(reduce_blocks < 1024 ? reduce_blocks : 1024), 256, 0, stream>>>(
-      partials, c, count, splits);
-  return cudaGetLastError();
+  if constexpr (W.ksplit > 1) {  // summed in the kernel's clusters: no partials, no second kernel
+    return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(a, lda, b, ldb, c, m, n, k, blocks, stream, W.ksplit,
+                                                              nullptr);
+  } else {
+    if (const cudaError_t err = launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(
+            a, lda, b, ldb, c, m, n, k, blocks, stream, splits, splits > 1 ? partials : nullptr);
+        err != cudaSuccess || splits == 1)
+      return err;
+    const std::int64_t count = static_cast<std::int64_t>(m) * n;
+    const long long reduce_blocks = (count + 255) / 256;
+    wgmma_reduce_kernel<T><<<static_cast<unsigned>(reduce_blocks < 1024 ? reduce_blocks : 1024), 256, 0, stream>>>(
+        partials, c, count, splits);
+    return cudaGetLastError();
+  }
 }
 
 // C [M, N] (row stride ldc) = A [M, K] . B [K, N] (row strides lda, ldb; K >= 1) as the swapped
@@ -527,7 +668,7 @@ template <class T, WgmmaConfig W, Fault F = Fault::none>
 cudaError_t launch_wgmma_swap(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc,
                               int m, int n, int k, int blocks, cudaStream_t stream, int splits, float* partials,
                               unsigned* counters) {
-  static_assert(W.direct && W.cluster == 1, "the swap writes from registers: no C tile in shared memory, no pairs");
+  static_assert(W.direct && W.cluster == 1 && W.ksplit == 1, "the swap writes from registers: no C tile in shared memory, no pairs");
   if (partials == nullptr || splits < 1 || (splits > 1 && counters == nullptr)) return cudaErrorInvalidValue;
   // One instantiation for both: without partials the kernel stores its tiles, with them it sums.
   return launch_wgmma_mainloop<T, W, true, false, F, true>(b, ldb, a, lda, c, n, m, k, blocks, stream, splits,

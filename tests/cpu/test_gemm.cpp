@@ -209,7 +209,16 @@ TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
     EXPECT_EQ(w.bn % 64, 0) << w.name();  // B's panels are 64 wide (one 128-byte swizzle row)
     EXPECT_LE(w.bn, 256) << w.name();     // wgmma's largest N
     EXPECT_LE(w.smem_bytes() + 1024 + 16 * w.stages, 227 * 1024) << w.name();
+    if (w.ksplit > 1) {  // the cluster's split-K: its float32 tile (rows padded by 8) within the ring
+      EXPECT_GE(w.stages * (WgmmaConfig::kBM + w.bn) * 128, WgmmaConfig::kBM * (w.bn + 8) * 4) << w.name();
+      EXPECT_TRUE(w.direct) << w.name();
+      EXPECT_EQ(w.cluster, 1) << w.name();
+      EXPECT_LE(w.ksplit, 8) << w.name();  // the portable cluster size
+    }
   }
+  bool cluster_split = false;
+  for (const WgmmaConfig& w : kWgmmaConfigs) cluster_split = cluster_split || w.name() == "128x128_ks4";
+  EXPECT_TRUE(cluster_split);
   for (const WgmmaConfig& w : kWgmmaTf32Configs) {  // K-major B^T: rows of BN in TMA's box (<= 256)
     EXPECT_EQ(w.bn % 64, 0) << w.name();
     EXPECT_LE(w.bn, 256) << w.name();
