@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "harness/problem.hpp"
 
 namespace kbench::test {
@@ -23,6 +24,30 @@ inline void fill_2050(const Case&, std::vector<HostTensor>& in) {
     b.values[static_cast<std::size_t>(16 * n + col)] = 1;
     b.values[static_cast<std::size_t>(32 * n + col)] = 1;
   }
+}
+
+// Float16 operands whose split-K sums show their order (A [M, K] and B [K, N], row-major bits):
+// in K's first 256 B is +1024 and in its next 256 -1024 against ones in A, so the first two
+// ranges of 256 sum to +-1024 x 256 and cancel, and what the later ranges add (fractions i / 1024,
+// exact in float16, from a hash of the element's index) is lost or kept by the order of the adds.
+inline std::vector<std::uint16_t> split_order_a(int m, int k) {
+  std::vector<std::uint16_t> a(static_cast<std::size_t>(m) * k);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto hash = static_cast<std::uint32_t>(i * 2654435761u);
+    const double v = static_cast<int>(i % k) < 512 ? 1.0 : static_cast<double>(static_cast<int>(hash % 2047) - 1023) / 1024;
+    a[i] = float_to_half_bits(static_cast<float>(v));
+  }
+  return a;
+}
+inline std::vector<std::uint16_t> split_order_b(int k, int n) {
+  std::vector<std::uint16_t> b(static_cast<std::size_t>(k) * n);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const int row = static_cast<int>(i / n);
+    const auto hash = static_cast<std::uint32_t>(i * 40503u + 7);
+    const double v = row < 256 ? 1024 : row < 512 ? -1024 : static_cast<double>(static_cast<int>(hash % 2039) - 1019) / 1024;
+    b[i] = float_to_half_bits(static_cast<float>(v));
+  }
+  return b;
 }
 
 }  // namespace kbench::test

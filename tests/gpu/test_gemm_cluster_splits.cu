@@ -24,6 +24,7 @@
 #include "core/device_buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
+#include "gemm_inputs.hpp"
 #include "gpu_test.hpp"
 #include "kernels/gemm/gemm_kernels.hpp"
 #include "kernels/gemm/gemm_wgmma.cuh"
@@ -103,15 +104,6 @@ TEST(GemmGpu, WgmmaClusterSplitKMatchesTheExactProduct) {
   expect_exact_products<kClusterSplit2>();
 }
 
-// A element of K range r (256 wide): ones against +-1024 in ranges 0 and 1, fractions i / 1024
-// (exact in float16) in the others.
-double a_value(int k, std::uint32_t i) { return k < 512 ? 1.0 : static_cast<double>(static_cast<int>(i % 2047) - 1023) / 1024; }
-double b_value(int k, std::uint32_t i) {
-  if (k < 256) return 1024;
-  if (k < 512) return -1024;
-  return static_cast<double>(static_cast<int>(i % 2039) - 1019) / 1024;
-}
-
 // C's bits from the cluster's split sum of W at fault F (launched twice: the second must give the
 // same bits) and from the reduce kernel's split-K at as many ranges; the elements that differ.
 // (At 2 ranges of 512 the first sums to 0 exactly: the order cannot show, but the bits must
@@ -119,11 +111,7 @@ double b_value(int k, std::uint32_t i) {
 template <WgmmaConfig W, Fault F>
 int differences_from_reduce_kernel(int m, int n, int blocks) {
   constexpr int k = 1024;
-  std::vector<std::uint16_t> ha(static_cast<std::size_t>(m) * k), hb(static_cast<std::size_t>(k) * n);
-  for (std::size_t i = 0; i < ha.size(); ++i)
-    ha[i] = float_to_half_bits(static_cast<float>(a_value(static_cast<int>(i % k), static_cast<std::uint32_t>(i * 2654435761u))));
-  for (std::size_t i = 0; i < hb.size(); ++i)
-    hb[i] = float_to_half_bits(static_cast<float>(b_value(static_cast<int>(i / n), static_cast<std::uint32_t>(i * 40503u + 7))));
+  const std::vector<std::uint16_t> ha = test::split_order_a(m, k), hb = test::split_order_b(k, n);
   const std::size_t slice = static_cast<std::size_t>(m) * n;
   DeviceBuffer da(ha.size() * 2), db(hb.size() * 2), dc(slice * 2), dr(slice * 2),
       partials(W.ksplit * slice * sizeof(float));

@@ -22,6 +22,7 @@
 #include "core/errors.hpp"
 #include "core/rng.hpp"
 #include "device/device_limits.hpp"
+#include "gemm_inputs.hpp"
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/all_ops.hpp"
@@ -37,25 +38,12 @@ struct Shape {
   int m, n, splits;
 };
 
-// Elements of K range r: +-1024 in B against ones in A for r = 0 and 1, fractions i / 1024 (exact
-// in float16) otherwise.
-double a_value(int k, std::uint32_t i) { return k < 512 ? 1.0 : static_cast<double>(static_cast<int>(i % 2047) - 1023) / 1024; }
-double b_value(int k, std::uint32_t i) {
-  if (k < 256) return 1024;
-  if (k < 512) return -1024;
-  return static_cast<double>(static_cast<int>(i % 2039) - 1019) / 1024;
-}
-
 // Launches the swap at configuration W with fault F on a grid of `blocks` and counts the elements
 // of C that differ from the host's in-order sum of the partials the launch left.
 template <WgmmaConfig W, Fault F>
 int differences_from_ordered_sum(const Shape& s, int blocks) {
   const int m = s.m, n = s.n, k = 256 * s.splits;
-  std::vector<std::uint16_t> ha(static_cast<std::size_t>(m) * k), hb(static_cast<std::size_t>(k) * n);
-  for (std::size_t i = 0; i < ha.size(); ++i)
-    ha[i] = float_to_half_bits(static_cast<float>(a_value(static_cast<int>(i % k), static_cast<std::uint32_t>(i * 2654435761u))));
-  for (std::size_t i = 0; i < hb.size(); ++i)
-    hb[i] = float_to_half_bits(static_cast<float>(b_value(static_cast<int>(i / n), static_cast<std::uint32_t>(i * 40503u + 7))));
+  const std::vector<std::uint16_t> ha = test::split_order_a(m, k), hb = test::split_order_b(k, n);
   const std::size_t slice = static_cast<std::size_t>(m) * n;
   DeviceBuffer da(ha.size() * 2), db(hb.size() * 2), dc(slice * 2), partials(s.splits * slice * sizeof(float));
   const DeviceBuffer counters = DeviceBuffer::zeroed(static_cast<std::size_t>(wgmma_swap_tiles(W, m, n)) * sizeof(unsigned));
