@@ -148,6 +148,22 @@ __device__ __forceinline__ float4 ld_cluster_f4(std::uint32_t local, std::uint32
   return v;
 }
 
+// ld_cluster_f4, or zeros without a load where `load` is false (a predicated load, not a branch:
+// a run of them stays in flight together), so that no read of another block is left outstanding
+// for elements that are never stored.
+__device__ __forceinline__ float4 ld_cluster_f4_or_zero(std::uint32_t local, std::uint32_t cta, bool load) {
+  std::uint32_t remote = 0;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(cta));
+  float4 v;
+  asm volatile(
+      "{\n .reg .pred q;\n setp.ne.b32 q, %5, 0;\n mov.b32 %0, 0;\n mov.b32 %1, 0;\n mov.b32 %2, 0;\n mov.b32 %3, 0;\n"
+      " @q ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(remote), "r"(static_cast<int>(load))
+      : "memory");
+  return v;
+}
+
 // A barrier of every thread of the cluster that publishes nothing (arrive.relaxed): where the
 // barrier only orders reads already done (their values used) before another block's later
 // writes. cluster_sync's release arrive is MEMBAR.ALL.CTA, MEMBAR.ALL.GPU, ERRBAR and CGAERRBAR
@@ -314,6 +330,9 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
           for (int h = 0; h < 2; ++h)
             st_shared_pair<float>(base + ((r + 8 * h) * G::kSplitPitch + 8 * j + 2 * (lane % 4)) * 4, v[4 * j + 2 * h],
                                   v[4 * j + 2 * h + 1]);
+        // The ring's generic writes, ordered before the async proxy's (the next unit's TMA loads)
+        // here, before the release barrier that publishes them to the producer that issues them.
+        fence_proxy_async_shared();
         __syncwarp();  // the barrier is .aligned: the warp's threads together
         cluster_sync();
         // Chunk i of this thread: float4 (consumer 128 + tid) + 256 i of the block's rows, row
@@ -326,12 +345,16 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
           const int idx = ctid + i * G::kConsumers * 128;
           at[i] = base + ((rank * G::kSplitRows + idx / kRowChunks) * G::kSplitPitch + 4 * (idx % kRowChunks)) * 4;
         }
+        bool in_m[kChunks];  // rows past M are neither read nor stored
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i)
+          in_m[i] = m0 + rank * G::kSplitRows + (ctid + i * G::kConsumers * 128) / kRowChunks < m;
         float4 x[KSPLIT][kChunks];  // every load first: one round trip of the cluster for them all
 #pragma unroll
         for (int q = 0; q < KSPLIT; ++q)
 #pragma unroll
           for (int i = 0; i < kChunks; ++i)
-            x[q][i] = ld_cluster_f4(at[i], F == Fault::reverse_split_order ? KSPLIT - 1 - q : q);
+            x[q][i] = ld_cluster_f4_or_zero(at[i], F == Fault::reverse_split_order ? KSPLIT - 1 - q : q, in_m[i]);
         const bool quads_aligned = n % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % (4 * sizeof(T)) == 0;
 #pragma unroll
         for (int i = 0; i < kChunks; ++i) {
@@ -360,11 +383,9 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
               if (col + e < n) out[e] = T(sum[e]);
           }
         }
-        // This thread's generic-proxy writes and reads of the ring, ordered before the copy
-        // engine's (async-proxy) writes of the next unit's stages, which the barrier lets go.
-        // Relaxed: the remote reads are done (their sums stored), and the ring's writes were
-        // published by the first barrier; a release here would wait for C's stores.
-        fence_proxy_async_shared();
+        // Relaxed: every remote read issued above has been consumed (its sum stored), and the
+        // ring's writes were published, proxy-fenced, by the first barrier; a release here would
+        // wait for C's stores.
         __syncwarp();
         cluster_sync_relaxed();
       }
