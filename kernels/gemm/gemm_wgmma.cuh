@@ -383,9 +383,12 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
               if (col + e < n) out[e] = T(sum[e]);
           }
         }
-        // Relaxed: every remote read issued above has been consumed (its sum stored), and the
-        // ring's writes were published, proxy-fenced, by the first barrier; a release here would
-        // wait for C's stores.
+        // This thread's generic-proxy reads of the ring, ordered before the copy engine's
+        // (async-proxy) writes of the next unit's stages, which the barrier lets go. Relaxed:
+        // every remote read issued above has been consumed (its sum stored), and the ring's
+        // writes were published, proxy-fenced, by the first barrier; a release here would wait
+        // for C's stores.
+        fence_proxy_async_shared();
         __syncwarp();
         cluster_sync_relaxed();
       }
