@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 __global__ void __launch_bounds__(384, 1) k(int* p) { extern __shared__ int s[]; if (p) p[0] = s[0]; }
 int main() {
-  const int smem = 7 * 256 * 128 + 2048;
+  const int smem = 7 * 256 * 128 + 2048;  // wgmma_128x128_ks4: 7 stages of (128 + 128) rows of 128 bytes, and barriers
   cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);
