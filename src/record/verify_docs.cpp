@@ -96,18 +96,30 @@ const std::regex& figure_pattern() {
   return pattern;
 }
 
-// The result files under archive/ that a line links, relative to the root: a Markdown link
-// target "](path)" or "](<path>)" resolved from the doc's folder, without its #anchor.
-std::set<std::string> linked_archive_files(const std::string& line, const fs::path& root,
-                                           const fs::path& doc) {
+// The result files under archive/ that a line names, relative to the root: a Markdown link
+// target "](path)" or "](<path>)" resolved from the doc's folder, without its #anchor, or a code
+// span that starts with archive/ (`archive/sweep/<file>.json.gz`), a path from the root as the
+// docs write every path in code.
+std::set<std::string> cited_archive_files(const std::string& line, const fs::path& root,
+                                          const fs::path& doc) {
   static const std::regex link("\\]\\(<?([^)>\\s]*archive/[^)>\\s]*)>?\\)");
+  static const std::regex code("`(archive/[^`\\s]+)`");
   std::set<std::string> files;
   for (std::sregex_iterator it(line.begin(), line.end(), link), end; it != end; ++it) {
     std::string target = (*it)[1].str();
     target = target.substr(0, target.find('#'));
     files.insert(display_path(root, (doc.parent_path() / target).lexically_normal()));
   }
+  for (std::sregex_iterator it(line.begin(), line.end(), code), end; it != end; ++it)
+    files.insert(fs::path((*it)[1].str()).lexically_normal().generic_string());
   return files;
+}
+
+// A line's block is the run of non-blank lines it stands in (a paragraph, a list, a table). A
+// table or a list takes the files of the block before it too: the sentence that introduces it.
+bool starts_table_or_list(const std::string& line) {
+  static const std::regex item("^\\s*(\\||[-*+] |[0-9]+[.)] )");
+  return std::regex_search(line, item);
 }
 
 // |saved - quoted| within half a unit of the last quoted digit: "4.3 us" matches 4.26 and
@@ -143,6 +155,49 @@ bool is_fence(const std::string& line, std::string& fence) {
   return false;
 }
 
+// A docs line to check: its number, its text, and the archived files its block cites.
+struct DocLine {
+  int number;
+  std::string text;
+  std::set<std::string> cited;
+};
+
+// The lines of a doc outside fenced code, each with what its block cites (see above).
+std::vector<DocLine> doc_lines(std::istream& in, const fs::path& root, const fs::path& doc) {
+  std::vector<DocLine> lines;
+  std::string fence;
+  std::size_t block_start = 0;                // index in `lines` of the current block's first
+  std::set<std::string> block_cites, previous_cites;
+  bool in_block = false;
+  const auto close_block = [&] {
+    for (std::size_t i = block_start; i < lines.size(); ++i)
+      lines[i].cited.insert(block_cites.begin(), block_cites.end());
+    if (in_block) previous_cites = std::move(block_cites);
+    block_cites.clear();
+    in_block = false;
+  };
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (is_fence(line, fence) || !fence.empty() ||
+        line.find_first_not_of(" \t") == std::string::npos) {
+      close_block();
+      continue;
+    }
+    if (!in_block) {
+      block_start = lines.size();
+      in_block = true;
+      if (starts_table_or_list(line)) block_cites = previous_cites;
+    }
+    const std::set<std::string> cited = cited_archive_files(line, root, doc);
+    block_cites.insert(cited.begin(), cited.end());
+    lines.push_back({number, std::move(line), {}});
+  }
+  close_block();
+  return lines;
+}
+
 void check_doc(const fs::path& root, const fs::path& doc, const SavedFigures& current,
                const SavedFigures& archived, const std::set<std::string>& ops,
                VerifyReport& report) {
@@ -151,15 +206,10 @@ void check_doc(const fs::path& root, const fs::path& doc, const SavedFigures& cu
     report.problems.push_back({display_path(root, doc), "cannot be read", "check its permissions"});
     return;
   }
-  std::string fence;
-  int line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (is_fence(line, fence) || !fence.empty()) continue;
+  for (const DocLine& doc_line : doc_lines(in, root, doc)) {
+    const std::string& line = doc_line.text;
     if (line.find("verify:ignore") != std::string::npos) continue;
-    const std::set<std::string> linked = linked_archive_files(line, root, doc);
-    const bool links_archive = !linked.empty();
+    const bool cites_archive = !doc_line.cited.empty();
     const LineContext context = line_context(line, ops);
     for (std::sregex_iterator it(line.begin(), line.end(), figure_pattern()), end; it != end;
          ++it) {
@@ -175,18 +225,20 @@ void check_doc(const fs::path& root, const fs::path& doc, const SavedFigures& cu
         return matches_at_precision(quoted, decimals, is_time ? f.median_us : f.gbps, scale,
                                     context, only);
       };
-      if (saved_in(current, nullptr) || (links_archive && saved_in(archived, &linked))) continue;
+      if (saved_in(current, nullptr) || (cites_archive && saved_in(archived, &doc_line.cited)))
+        continue;
       const std::string figure = m[2].str() + " " + unit;
       const std::string named = context.describe();
       const std::string field = is_time ? "median_us" : unit == "TB/s" ? "gbps/1000" : "gbps";
-      report.problems.push_back({display_path(root, doc) + ":" + std::to_string(line_number),
-                                 "quotes " + figure + ", which matches no " + field +
-                                     " of a current result" +
-                                     (links_archive ? " or of an archived result the line links" : "") +
-                                     (named.empty() ? "" : " for what the line names (" + named + ")"),
-                                 "re-measure and quote the saved figure, link the archived result "
-                                 "file (archive/<experiment>/<file>.json) on this line, "
-                                 "or add verify:ignore if it is not a kbench measurement"});
+      report.problems.push_back(
+          {display_path(root, doc) + ":" + std::to_string(doc_line.number),
+           "quotes " + figure + ", which matches no " + field + " of a current result" +
+               (cites_archive ? " or of an archived result its paragraph cites" : "") +
+               (named.empty() ? "" : " for what the line names (" + named + ")"),
+           "re-measure and quote the saved figure, cite the archived result file in its "
+           "paragraph or the sentence before its table or list "
+           "([run](../archive/<experiment>/<file>.json.gz) or `archive/<experiment>/<file>`), "
+           "or add verify:ignore if it is not a kbench measurement"});
     }
   }
 }

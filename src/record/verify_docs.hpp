@@ -1,7 +1,8 @@
 // The docs half of `kbench verify`: every timing or bandwidth quoted in README.md and
 // docs/**/*.md must match a saved figure of a record that agrees with what its line names
-// (op, dtype, shape, cache, timer); a figure of an archived result counts only on a line that
-// links that result's file. docs/records/ is skipped: its notes log scratch work, whose figures
+// (op, dtype, shape, cache, timer); a figure of an archived result counts only in a paragraph
+// that cites that result's file (a table or a list also by the sentence that introduces it).
+// docs/records/ is skipped: its notes log scratch work, whose figures
 // come from scratch runs, not from results.
 #pragma once
 

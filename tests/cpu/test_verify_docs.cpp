@@ -1,6 +1,6 @@
 // The docs half of kbench verify: every figure quoted in README.md and docs/**/*.md must match a
 // saved figure of a record that agrees with what its line names; an archived result's figure
-// only on a line that links its file; docs/records/ (scratch logs) is not checked.
+// only in a paragraph that cites its file; docs/records/ (scratch logs) is not checked.
 #include <gtest/gtest.h>
 
 #include "record/verify.hpp"
@@ -91,7 +91,7 @@ TEST(VerifyDocs, DocsFigureMustAgreeWithWhatItsLineNames) {
   EXPECT_NE(report.problems[3].what.find("(op add, timer graph)"), std::string::npos);
 }
 
-TEST(VerifyDocs, ArchivedFigureCountsOnlyOnALineLinkingItsFile) {
+TEST(VerifyDocs, ArchivedFigureCountsOnlyWhereALinkCitesItsFile) {
   VerifyFixture f;
   f.archive();
   const std::string file = f.result_file.filename().string();
@@ -110,6 +110,28 @@ TEST(VerifyDocs, ArchivedFigureCountsOnlyOnALineLinkingItsFile) {
   EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
   f.tree.write("docs/deep/history.md", "It took 12.3 us ([old run](../archive/sweep/" + file + ")).\n");
   EXPECT_EQ(f.verify().problems.size(), 1u) << all_problems(f.verify());
+}
+
+// A paragraph that cites an archived file, by a link or as a root path in code, covers the
+// figures of all its lines; a table or a list also by the sentence that introduces it. Another
+// paragraph, or a table after an unrelated sentence, does not.
+TEST(VerifyDocs, ArchivedFigureCountsInTheParagraphThatCitesItsFile) {
+  VerifyFixture f;
+  f.archive();
+  const std::string code = "`archive/sweep/" + f.result_file.filename().string() + "`";
+  f.tree.write("docs/history.md", "The old run (" + code + ")\ntook 12.3 us.\n\n"
+               "Measured in " + code + ":\n\n| add | 12.35 us |\n|---|---|\n| add | 12.3 us |\n\n"
+               "Measured in " + code + ":\n- add took 12.3 us\n");
+  EXPECT_TRUE(f.verify().problems.empty()) << all_problems(f.verify());
+
+  f.tree.write("docs/history.md", "The old run (" + code + ").\n\nIt took 12.3 us.\n\n"
+               "Measured then:\n\n| add | 12.3 us |\n\n"
+               "Not `archive/sweep/other.json.gz` nor `docs/" + code.substr(1) + ": 12.3 us\n");
+  const VerifyReport report = f.verify();
+  ASSERT_EQ(report.problems.size(), 3u) << all_problems(report);
+  EXPECT_EQ(report.problems[0].file, "docs/history.md:3");
+  EXPECT_EQ(report.problems[1].file, "docs/history.md:7");
+  EXPECT_EQ(report.problems[2].file, "docs/history.md:9");
 }
 
 // Notes of scratch work quote scratch runs, which are not results.
