@@ -44,7 +44,7 @@ namespace {
 // Both findings on the warp hold, by row count: below 16 rows per SM (2112 on an H200) rows of
 // more than 32 vectors take the block (warp_min_rows_per_sm; bfloat16 132x513: 2.26 us in the
 // block, 2.99 in the warp, archive/grid/grid-20261202T020937Z-797454.json.gz; 2112x384: 3.01 in
-// the block, 2.76 in the warp, results/grid/grid-20261202T015842Z-94e234.json).
+// the block, 2.76 in the warp, archive/grid/grid-20261202T015842Z-94e234.json.gz).
 constexpr RowRules kRules{.max_threads_4 = 512,
                           .auto_resident_vecs = 4 * 512,
                           .warp_max_vecs = 64,

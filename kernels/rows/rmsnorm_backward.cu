@@ -54,7 +54,7 @@ namespace {
 // block of 4-vector threads instead, and float32 rows take 8 vectors a thread only past 1024,
 // where 256 threads of 4 no longer hold the row (at 16384x1024 float32, 64 threads x 8
 // vectors left half of each thread's registers empty: 100 us against rmsnorm's 73; and the
-// outside grid, results/grid/grid-20261201T180829Z-993950.json, found 8 vectors losing to 4 at
+// outside grid, archive/grid/grid-20261201T180829Z-993950.json.gz, found 8 vectors losing to 4 at
 // every float32 width of 1536-4096 and row count of 128-16384, 4096x4096 warm 86.36 us against
 // 71.92, where the threshold was 256). Pieces of a split row keep two sums. The fit on two bfloat16
 // grid runs of one H200 (archive/grid/grid-20261201T170738Z-0f4d00.json.gz, -170835Z-ed1be5.json;
@@ -92,7 +92,7 @@ constexpr RowRules kRules{.max_threads_4 = 256,
 // takes more registers than that (it spilled at 128), so it keeps no second bound. (Three
 // blocks, 80 registers, for the 4-vector kernels raised float16 4096x4096 from five blocks of
 // 128 threads an SM to six and ran no faster: 42.40 us cupti against 41.98, two H200s,
-// results/sweep/sweep-20261201T234233Z-09597d.json against
+// archive/sweep/sweep-20261201T234233Z-09597d.json.gz against
 // results/sweep/sweep-20261201T233154Z-c86b3a.json. Occupancy does not bound it there.)
 constexpr int kMinResidentBlocks = 2;
 
@@ -571,7 +571,7 @@ __global__ void __launch_bounds__(kTileThreads)
 
 // The two-pass split above is three dependent kernels, and at few rows their latencies are the
 // time (bfloat16 4x32769: 19.7 us in graph mode, torch.compile's backward 17.1 and rmsnorm's own
-// split forward 6.7; results/sweep/sweep-20261202T020526Z-e8de61.json). Here a cluster of
+// split forward 6.7; archive/sweep/sweep-20261202T020526Z-e8de61.json.gz). Here a cluster of
 // S blocks takes one row (S = 8, or 16 for rows past 65536 columns): block `rank` holds
 // columns (k S + rank) kClusterThreads + thread, k < E, of h and dy in registers, the row's two
 // sums are added block by block through distributed shared memory (ranks in order, the same
@@ -582,7 +582,7 @@ __global__ void __launch_bounds__(kTileThreads)
 // One row a cluster only, so every row is in flight at once: the host runs the two-pass split
 // where the rows outnumber the resident clusters. A cluster that walked several rows in turn
 // waited out each row's load latency (about 4.5 us a row, 8 rows a cluster): 64x131072 16-bit
-// took 54.3 us against the two-pass 36.4 (results/sweep/sweep-20261202T154631Z-ea58c8.json).
+// took 54.3 us against the two-pass 36.4 (archive/sweep/sweep-20261202T154631Z-ea58c8.json.gz).
 constexpr int kClusterThreads = 512;
 // Columns per thread the cluster kernel is built for: a row of up to E x S x kClusterThreads
 // columns (16384, 32768, 65536 with S = 8; twice that with 16, which H200 allows as a

@@ -75,7 +75,7 @@ namespace {
 // do not split stay resident to 4096 vectors (from 198 rows, a second wave, looping wins again:
 // 198x32768 3.70 us against 3.85); and lanes hold 4 vectors from 9 vectors on, not 33 (1056x256:
 // 1.17 us in 8 lanes of 4, 1.32 in 32 lanes of 1; the outside grid agrees at 16384x256, 2.32
-// against 3.52, results/grid/grid-20261202T015739Z-c8e2fe.json). Held-out mean regret 0.4%, 4 of
+// against 3.52, archive/grid/grid-20261202T015739Z-c8e2fe.json.gz). Held-out mean regret 0.4%, 4 of
 // 345 cells more than 10% off.
 constexpr RowRules kRules{.fill_sm_f32 = true,
                           .auto_resident_vecs = 512 * 4,

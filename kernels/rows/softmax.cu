@@ -60,7 +60,7 @@ namespace {
 // of more than 32 vectors take a block below 8 rows per SM (1x513: 1.82 us in a block, 2.10 in
 // a warp). Held: warp_max_vecs (the 16384x1024 float16 reason above; the outside grid keeps the
 // warp from 2112 rows, 16384x1024 bfloat16 17.80 against 21.64 us,
-// results/grid/grid-20261202T015754Z-29e82e.json), and the split of rows below the SM count,
+// archive/grid/grid-20261202T015754Z-29e82e.json.gz), and the split of rows below the SM count,
 // which the unheld fit moved to 32768 for 66x65536 (split 9.64 us, looped 14.78) but which
 // would then split 128x32769, where the outside grid loops 22-37% faster (float32 9.54 us
 // against 13.11, bfloat16 8.64 against 10.53). Held-out mean regret 0.3%, 2 of 345 cells more

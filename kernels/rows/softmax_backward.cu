@@ -39,7 +39,7 @@ namespace {
 // - the looped chunk is 4096 only up to 4 blocks per SM.
 // Both findings on the warp hold, by row count: below 16 rows per SM (2112 on an H200) rows of
 // more than 32 vectors take the block (warp_min_rows_per_sm; outside grid
-// results/grid/grid-20261202T015819Z-58dca3.json: bfloat16 128x2048 1.81 us in the block, 2.48
+// archive/grid/grid-20261202T015819Z-58dca3.json.gz: bfloat16 128x2048 1.81 us in the block, 2.48
 // in the 8-vector warp; 2112x384 2.77 in the block, 2.17 in the warp). Past 128 vectors the
 // block wins at every row count of that grid (bfloat16 4096x1536: 6.28 us in the block, 7.64 in
 // the 8-vector warp; 16384x2048: 48.06 against 49.86), so the warp stops there.
