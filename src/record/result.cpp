@@ -204,7 +204,9 @@ std::string result_file_text(const std::filesystem::path& file) {
   if (is_compressed_result(file)) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) throw UsageError("cannot read " + file.string());
-    const ProcessResult p = run_process({"gzip", "-dc", "--", file.string()}, {.timeout_s = 60});
+    ProcessOptions options;
+    options.timeout_s = 60;
+    const ProcessResult p = run_process({"gzip", "-dc", "--", file.string()}, options);
     if (!p.started) throw UsageError("cannot read " + file.string() + ": gzip is not installed");
     if (!p.ok()) throw UsageError(file.string() + ": not a valid gzip file");
     return p.out;
