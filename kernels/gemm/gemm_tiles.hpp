@@ -102,17 +102,20 @@ struct WgmmaConfig {
   constexpr bool operator==(const WgmmaConfig&) const = default;
 };
 
-// 128 x 128 in clusters of 4 (_ks4: M up to 128, 32 tiles of N = 4096 on 128 blocks) and of 2
-// (_ks2: M up to 256): 7 stages of 32 KiB (no C tile: 224 KiB), the 128 x 136 floats of the sum
-// (68 KiB) within them.
-inline constexpr std::array<WgmmaConfig, 8> kWgmmaConfigs{{{256, 3},
+// 128 x 128 in clusters of 4 (_ks4: M up to 128, 32 tiles of N = 4096 on 128 blocks), of 2
+// (_ks2: M up to 256) and of 3 (_ks3: 32 tiles on 96 blocks, since an H100 held 39 clusters of 3
+// at once but only 30 of 4, so _ks4's 32 tiles ran as 30 and then 2; the sum cuts the tile's 128
+// rows into 42, 43 and 43): 7 stages of 32 KiB (no C tile: 224 KiB), the 128 x 136 floats of the
+// sum (68 KiB) within them.
+inline constexpr std::array<WgmmaConfig, 9> kWgmmaConfigs{{{256, 3},
                                                            {256, 4, true},
                                                            {192, 4},
                                                            {128, 6},
                                                            {256, 3, false, 2},
                                                            {128, 6, false, 2},
                                                            {128, 7, true, 1, 4},
-                                                           {128, 7, true, 1, 2}}};
+                                                           {128, 7, true, 1, 2},
+                                                           {128, 7, true, 1, 3}}};
 
 // The swapped product's configuration (`wgmma_swap`, decode shapes: launch_wgmma_swap computes
 // C^T = B^T . A^T, so a tile is 128 rows of N by bn columns of M). At M = 1 to 16 a 128 x bn

@@ -216,9 +216,11 @@ TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
       EXPECT_LE(w.ksplit, 8) << w.name();  // the portable cluster size
     }
   }
-  bool cluster_split = false;
-  for (const WgmmaConfig& w : kWgmmaConfigs) cluster_split = cluster_split || w.name() == "128x128_ks4";
-  EXPECT_TRUE(cluster_split);
+  for (const char* name : {"128x128_ks2", "128x128_ks3", "128x128_ks4"}) {
+    bool cluster_split = false;
+    for (const WgmmaConfig& w : kWgmmaConfigs) cluster_split = cluster_split || w.name() == name;
+    EXPECT_TRUE(cluster_split) << name;
+  }
   for (const WgmmaConfig& w : kWgmmaTf32Configs) {  // K-major B^T: rows of BN in TMA's box (<= 256)
     EXPECT_EQ(w.bn % 64, 0) << w.name();
     EXPECT_LE(w.bn, 256) << w.name();

@@ -1,17 +1,20 @@
 // The forward's split-K summed in thread-block clusters (WgmmaConfig::ksplit, gemm_wgmma.cuh's
-// cluster_split_sum; wgmma_128x128_ks4 and _ks2): the ksplit blocks of a tile sum their float32 partial tiles through
-// distributed shared memory in block order from 0.f and store C, in one kernel.
+// cluster_split_sum; wgmma_128x128_ks4, _ks3 and _ks2): the ksplit blocks of a tile sum their float32 partial tiles
+// through distributed shared memory in block order from 0.f and store C, in one kernel (at 3, the tile's 128 rows cut
+// unevenly: 42, 43 and 43, each block's last chunks guarded).
 //   - Against the exact product (small integers: every float32 sum exact), M = 1, 100, 128, 300
 //     (one tile row below, at and beyond 128), N and K ragged against the tiles, B as given and
 //     transposed, on 132 blocks and on one cluster that walks every tile (the stage ring reused
 //     for the sum and loaded again, tile after tile). K = 264 is five k-tiles: at 4 ranges, 2, 2,
-//     1 and an empty one.
+//     1 and an empty one; at 3, 2, 2 and 1.
 //   - Bit for bit: two launches agree, and equal the reduce kernel's split-K (the same K ranges,
 //     so the same float32 partials, summed in the same order from 0.f). The inputs make the order
 //     show at 4 ranges, as test_gemm_swap_splits.cu's do: K = 1024 is four ranges of 256; range 0 gives every
 //     partial +2^18, range 1 -2^18, ranges 2 and 3 sums of fine fractions, so that summed last to
 //     first the fractions are rounded at 2^18's float32 step: the negative control
-//     (Fault::reverse_split_order) must differ.
+//     (Fault::reverse_split_order) must differ. At 3 ranges (6, 6 and 4 k-tiles: K 0-383, 384-767,
+//     768-1023) range 0 gives +2^17 and range 1 -2^17 plus fractions, so range 2's fractions,
+//     added to range 1's partial before range 0's, are rounded at 2^17's step: the order shows too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,8 +35,10 @@
 namespace kbench::gemm {
 namespace {
 
-constexpr WgmmaConfig kClusterSplit4 = kWgmmaConfigs[6], kClusterSplit2 = kWgmmaConfigs[7];
-static_assert(kClusterSplit4.ksplit == 4 && kClusterSplit2.ksplit == 2, "the 128 x 128 tile in clusters of 4 and 2");
+constexpr WgmmaConfig kClusterSplit4 = kWgmmaConfigs[6], kClusterSplit2 = kWgmmaConfigs[7],
+                      kClusterSplit3 = kWgmmaConfigs[8];
+static_assert(kClusterSplit4.ksplit == 4 && kClusterSplit2.ksplit == 2 && kClusterSplit3.ksplit == 3,
+              "the 128 x 128 tile in clusters of 4, 2 and 3");
 constexpr WgmmaConfig kReduceSplit{128, 6};  // the same tile, its partials summed by wgmma_reduce_kernel
 
 // C [m, n] of small integers: A [m, k] (or A^T), B [k, n] (or B^T [n, k]), exact in float32.
@@ -75,7 +80,7 @@ int exact_differences(int m, int n, int k, int blocks) {
 }
 
 // Not a check: how many clusters of W fit at once here (after a launch has set the kernel's
-// shared-memory limit). Fewer than 32 of 4 would run 128x4096's 32 tiles in two waves.
+// shared-memory limit). Fewer than 32 would run 128x4096's 32 tiles in two waves.
 template <WgmmaConfig W>
 void print_resident_clusters() {
   using G = WgmmaGemm<__half, W.bn, W.stages, false, 1, false, true, Fault::none, W.ksplit>;
@@ -87,7 +92,7 @@ void print_resident_clusters() {
 
 template <WgmmaConfig W>
 void expect_exact_products() {
-  for (const int blocks : {132, 3})  // 3: one cluster walks every tile
+  for (const int blocks : {132, static_cast<int>(W.ksplit)})  // one cluster walks every tile
     for (const int m : {1, 100, 128, 300}) {
       EXPECT_EQ((exact_differences<W, false>(m, 328, 1000, blocks)), 0);  // N: 2 tiles and 72; K: 15 k-tiles and 40
       EXPECT_EQ((exact_differences<W, false>(m, 200, 264, blocks)), 0);   // at 4 ranges, one of no k-tiles
@@ -101,6 +106,7 @@ TEST(GemmGpu, WgmmaClusterSplitKMatchesTheExactProduct) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
   expect_exact_products<kClusterSplit4>();
+  expect_exact_products<kClusterSplit3>();
   expect_exact_products<kClusterSplit2>();
 }
 
@@ -144,6 +150,8 @@ TEST(GemmGpu, WgmmaClusterSplitKSumsInBlockOrderBitForBit) {
       for (const int n : {4104, 200}) {
         EXPECT_EQ((differences_from_reduce_kernel<kClusterSplit4, Fault::none>(m, n, blocks)), 0)
             << "ks4 " << m << "x" << n << " blocks " << blocks;
+        EXPECT_EQ((differences_from_reduce_kernel<kClusterSplit3, Fault::none>(m, n, blocks)), 0)
+            << "ks3 " << m << "x" << n << " blocks " << blocks;
         EXPECT_EQ((differences_from_reduce_kernel<kClusterSplit2, Fault::none>(m, n, blocks)), 0)
             << "ks2 " << m << "x" << n << " blocks " << blocks;
       }
@@ -153,8 +161,10 @@ TEST(GemmGpu, WgmmaClusterSplitKSumsInBlockOrderBitForBit) {
 TEST(GemmGpu, WgmmaClusterSplitKOrderCheckRejectsAReversedSum) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
-  for (const int m : {1, 128})
+  for (const int m : {1, 128}) {
     EXPECT_GT((differences_from_reduce_kernel<kClusterSplit4, Fault::reverse_split_order>(m, 4104, 132)), 0) << m;
+    EXPECT_GT((differences_from_reduce_kernel<kClusterSplit3, Fault::reverse_split_order>(m, 4104, 132)), 0) << m;
+  }
 }
 
 }  // namespace
