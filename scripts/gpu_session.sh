@@ -232,6 +232,8 @@ if [ -z "${SKIP_TESTS:-}" ]; then
     ${GPU_TEST_FILTER:+-R "$GPU_TEST_FILTER"}
   tests_rc=$?
   grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Exception" "$STEP_LOG" | head -30
+  # What passing tests print (ctest keeps it only in its own log): the clusters resident at once.
+  grep -hE "clusters of [0-9]+ resident" $build/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u
   echo "tests: rc=$tests_rc after $(( $(date +%s) - start )) s"
 fi
 for t in "${tables[@]}"; do grep -vE "^\[" "$t" | head -80; done
