@@ -39,7 +39,7 @@ def load(path):
 def named_elsewhere():
     """Results that reports, docs/results.md or fit results name: never archived."""
     named = set()
-    for md in glob.glob("results/*/*.md") + ["docs/results.md"]:
+    for md in glob.glob("results/*/*.md") + glob.glob("docs/results.md"):
         for name, experiment in NAME.findall(open(md).read()):
             named.add(f"results/{experiment}/{name}")
     for path in glob.glob("results/fit/*.json"):
