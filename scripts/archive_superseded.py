@@ -11,7 +11,7 @@ A result is superseded when a newer one in the same folder has the same command 
 their age: a result that a report in results/ (SUMMARY*.md), docs/results.md or a current fit
 result names.
 
-Without --apply it lists what it would move. With --apply it writes archive/<experiment>/<file>.gz
+Without --apply it lists what it would move; --check (CI) fails, exit 1, when there is any. With --apply it writes archive/<experiment>/<file>.gz
 (gzip -9n, so the bytes do not depend on the time), `git rm`s the original, and rewrites
 results/<experiment>/<file> to archive/<experiment>/<file>.gz in README.md, docs/ (less the raw
 logs and JSON under docs/records/) and comments in kernels/. Run `kbench verify` after it: a
@@ -103,10 +103,16 @@ def apply(paths):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apply", action="store_true", help="move them (default: list them)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if there are any (CI)")
     args = parser.parse_args()
     if not os.path.isdir("results") or not os.path.isdir(".git"):
         sys.exit("archive_superseded: run it from the repository's root")
     paths = superseded()
+    if args.check:
+        if paths:
+            sys.exit(f"archive_superseded: {len(paths)} superseded result(s) in results/ "
+                     f"({', '.join(paths)}); run scripts/archive_superseded.py --apply")
+        return
     for path in paths:
         print(("archive " if args.apply else "superseded ") + path)
     if args.apply:

@@ -1,7 +1,8 @@
 """CPU test of scripts/archive_superseded.py, run by ctest (label cpu) in a scratch git repository:
 of two runs of one command on one kind of GPU the older moves to archive/<experiment>/ as
 .json.gz holding the same JSON, and the docs' paths follow it; a run of another command, of the
-PyTorch script, on another GPU, or named by a report stays; without --apply nothing moves."""
+PyTorch script, on another GPU, or named by a report stays; without --apply nothing moves, and
+--check fails while anything is superseded."""
 import gzip
 import json
 import os
@@ -79,6 +80,13 @@ class ArchiveSuperseded(unittest.TestCase):
         self.assertIn("A  archive/sweep/sweep-20261201T100000Z-aaaaaa.json.gz", staged)
         self.assertIn("D  results/sweep/sweep-20261201T100000Z-aaaaaa.json", staged)
         self.assertIn("nothing superseded", self.script())
+        self.assertEqual(self.script("--check"), "")
+
+    def test_check_fails_while_a_result_is_superseded(self):
+        check = subprocess.run([sys.executable, SCRIPT, "--check"], cwd=self.root, capture_output=True, text=True)
+        self.assertEqual(check.returncode, 1)
+        self.assertEqual(len(check.stderr.strip().splitlines()), 1)
+        self.assertIn("2 superseded result(s)", check.stderr)
 
 
 if __name__ == "__main__":
