@@ -117,6 +117,30 @@ inline constexpr std::array<WgmmaConfig, 9> kWgmmaConfigs{{{256, 3},
                                                            {128, 7, true, 1, 2},
                                                            {128, 7, true, 1, 3}}};
 
+// The cluster split-K's sum (WgmmaConfig::ksplit = S > 1), shared out: block r of the cluster
+// sums rows [r kBM / S, (r + 1) kBM / S) of the kBM x bn tile (42, 43 and 43 at S = 3), as float4
+// chunks, bn / 4 a row, row by row; consumer thread t of `threads` takes chunks t, t + threads,
+// ..., at most cluster_split_chunks of them, the last ones possibly past the block's rows (not
+// valid: neither read nor stored). Plain constexpr: the kernel uses them (--expt-relaxed-constexpr)
+// and a CPU test checks that the blocks' valid chunks cover the tile once.
+struct ClusterSplitChunk {
+  int row, col;  // within the tile; col a multiple of 4
+  bool valid;
+};
+constexpr int cluster_split_row_begin(int ksplit, int rank) {
+  // The first form where S divides the rows: a multiply, where the second is a signed division.
+  return WgmmaConfig::kBM % ksplit == 0 ? rank * (WgmmaConfig::kBM / ksplit) : rank * WgmmaConfig::kBM / ksplit;
+}
+constexpr int cluster_split_chunks(int ksplit, int bn, int threads) {
+  const int most_rows = (WgmmaConfig::kBM + ksplit - 1) / ksplit;
+  return (most_rows * bn / 4 + threads - 1) / threads;
+}
+constexpr ClusterSplitChunk cluster_split_chunk(int ksplit, int bn, int threads, int rank, int thread, int i) {
+  const int idx = thread + i * threads, row_begin = cluster_split_row_begin(ksplit, rank);
+  const int chunks = (cluster_split_row_begin(ksplit, rank + 1) - row_begin) * (bn / 4);
+  return {row_begin + idx / (bn / 4), 4 * (idx % (bn / 4)), idx < chunks};
+}
+
 // The swapped product's configuration (`wgmma_swap`, decode shapes: launch_wgmma_swap computes
 // C^T = B^T . A^T, so a tile is 128 rows of N by bn columns of M). At M = 1 to 16 a 128 x bn
 // tile of the forward does 128 / M times the wgmma work needed; swapped, N fills wgmma's 64

@@ -107,15 +107,13 @@ struct WgmmaGemm {
   // its own stage ring once the mainloop is done with it, rows kSplitPitch floats apart: 32 bytes
   // beyond BN, so that the 4 rows a half-warp's float2 stores touch fall in 4 different 32-byte
   // bank groups (without the pad all 8 rows of a warp's store share banks: 8 ways). Block r of the
-  // cluster then sums rows [r kBM / KSPLIT, (r + 1) kBM / KSPLIT), in float4 chunks, at most
-  // kSplitChunks a consumer thread. Where KSPLIT divides neither the rows nor their chunks among
-  // the consumer threads evenly (3: 42, 43 and 43 rows, 1344 or 1376 chunks on 256 threads), the
-  // last chunks of a thread are guarded (kSplitEven false).
+  // cluster then sums its share of the rows, at most kSplitChunks float4 chunks a consumer thread
+  // (cluster_split_chunk, gemm_tiles.hpp). Where KSPLIT divides neither the rows nor their chunks
+  // among the consumer threads evenly (3: 42, 43 and 43 rows, 1344 or 1376 chunks on 256 threads),
+  // a thread's last chunks may lie past its block's rows (kSplitEven false: checked).
   static constexpr int kSplitPitch = BN + 8;
-  static constexpr int kSplitRowsMax = (kBM + KSPLIT - 1) / KSPLIT;
-  static constexpr int kSplitChunks = (kSplitRowsMax * BN / 4 + kConsumers * 128 - 1) / (kConsumers * 128);
-  static constexpr bool kSplitEven = kBM % KSPLIT == 0 && kSplitRowsMax * BN / 4 % (kConsumers * 128) == 0;
-  static __host__ __device__ constexpr int split_row_begin(int r) { return r * kBM / KSPLIT; }
+  static constexpr int kSplitChunks = cluster_split_chunks(KSPLIT, BN, kConsumers * 128);
+  static constexpr bool kSplitEven = kBM % KSPLIT == 0 && kBM / KSPLIT * BN / 4 % (kConsumers * 128) == 0;
   static_assert(KSPLIT == 1 || (CLUSTER == 1 && !kTmaStore && KSPLIT <= 8 && BN % 4 == 0 &&
                                 STAGES * kStageBytes >= kBM * kSplitPitch * 4),
                 "the cluster's split-K: no pairs, C from the sum (not TMA), at most 8 blocks (the portable cluster), "
@@ -315,7 +313,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
     // blocks hold the KSPLIT K ranges of one tile at a time, range r in block r, and walk the tiles
     // together. The tile's sum, from v (laid out as acc), in the cluster's shared memory and no
     // global workspace, shared out: each block writes its float32 tile into its own stage ring;
-    // then block r sums rows [split_row_begin(r), split_row_begin(r + 1)) of the tile over the KSPLIT blocks'
+    // then block r sums its share of the tile's rows (cluster_split_chunk) over the KSPLIT blocks'
     // rings (distributed shared memory, ld.shared::cluster) in block order 0, 1, ... from 0.f, as
     // wgmma_reduce_kernel sums its slices (the same bits every run, and as the reduce kernel's at
     // the same splits), and stores them into C, 4 columns a store. Two cluster barriers, which
@@ -340,22 +338,15 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         cluster_sync();
         // Chunk i of this thread: float4 (consumer 128 + tid) + 256 i of the block's rows, row
         // by row, a warp's 32 chunks consecutive (a row of 512 bytes at BN = 128: no bank conflict).
-        constexpr int kRowChunks = BN / 4, kChunks = G::kSplitChunks;
+        constexpr int kChunks = G::kSplitChunks;
         const int ctid = consumer * 128 + tid;
-        const int row_begin = G::split_row_begin(rank);
-        const int my_chunks = (G::split_row_begin(rank + 1) - row_begin) * kRowChunks;
         std::uint32_t at[kChunks];
+        bool in_m[kChunks];  // a chunk of this block's rows and below M: the others are neither read nor stored
 #pragma unroll
         for (int i = 0; i < kChunks; ++i) {
-          const int idx = ctid + i * G::kConsumers * 128;
-          at[i] = base + ((row_begin + idx / kRowChunks) * G::kSplitPitch + 4 * (idx % kRowChunks)) * 4;
-        }
-        // Chunks of this block's rows, and of rows below M: the others are neither read nor stored.
-        bool in_m[kChunks];
-#pragma unroll
-        for (int i = 0; i < kChunks; ++i) {
-          const int idx = ctid + i * G::kConsumers * 128;
-          in_m[i] = (G::kSplitEven || idx < my_chunks) && m0 + row_begin + idx / kRowChunks < m;
+          const ClusterSplitChunk chunk = cluster_split_chunk(KSPLIT, BN, G::kConsumers * 128, rank, ctid, i);
+          at[i] = base + (chunk.row * G::kSplitPitch + chunk.col) * 4;
+          in_m[i] = (G::kSplitEven || chunk.valid) && m0 + chunk.row < m;
         }
         float4 x[KSPLIT][kChunks];  // every load first: one round trip of the cluster for them all
 #pragma unroll
@@ -375,8 +366,8 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
             sum[3] += x[q][i].w;
           }
           if (!in_m[i]) continue;
-          const int idx = ctid + i * G::kConsumers * 128;
-          const int row = m0 + row_begin + idx / kRowChunks, col = n0 + 4 * (idx % kRowChunks);
+          const ClusterSplitChunk chunk = cluster_split_chunk(KSPLIT, BN, G::kConsumers * 128, rank, ctid, i);
+          const int row = m0 + chunk.row, col = n0 + chunk.col;
           T* const out = c + static_cast<std::int64_t>(row) * n + col;
           if (quads_aligned && col + 3 < n) {
             struct alignas(4 * sizeof(T)) Quad {

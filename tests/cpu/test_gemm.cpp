@@ -241,6 +241,37 @@ TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
 }
 
 // Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.
+// The cluster split-K's sum shared out (cluster_split_chunk): over the cluster's blocks, their
+// 256 consumer threads and each thread's chunks, the valid chunks cover every float4 of the
+// 128 x bn tile exactly once (at 3 blocks the rows split 42, 43, 43), and a block's valid chunks
+// are its own rows.
+TEST(GemmTiles, ClusterSplitChunksCoverTheTileOnce) {
+  constexpr int kThreads = 256;
+  int configs = 0;
+  for (const WgmmaConfig& w : kWgmmaConfigs) {
+    if (w.ksplit == 1) continue;
+    ++configs;
+    std::vector<int> seen(static_cast<std::size_t>(WgmmaConfig::kBM * w.bn / 4), 0);
+    for (int rank = 0; rank < w.ksplit; ++rank)
+      for (int t = 0; t < kThreads; ++t)
+        for (int i = 0; i < cluster_split_chunks(w.ksplit, w.bn, kThreads); ++i) {
+          const ClusterSplitChunk c = cluster_split_chunk(w.ksplit, w.bn, kThreads, rank, t, i);
+          if (!c.valid) continue;
+          ASSERT_GE(c.row, cluster_split_row_begin(w.ksplit, rank)) << w.name();
+          ASSERT_LT(c.row, cluster_split_row_begin(w.ksplit, rank + 1)) << w.name();
+          ASSERT_EQ(c.col % 4, 0);
+          ASSERT_LT(c.col, w.bn);
+          ++seen[static_cast<std::size_t>(c.row * w.bn / 4 + c.col / 4)];
+        }
+    for (std::size_t e = 0; e < seen.size(); ++e) ASSERT_EQ(seen[e], 1) << w.name() << " chunk " << e;
+  }
+  EXPECT_EQ(configs, 3);  // _ks4, _ks2, _ks3
+  EXPECT_EQ(cluster_split_row_begin(3, 1), 42);
+  EXPECT_EQ(cluster_split_row_begin(3, 2), 85);
+  EXPECT_EQ(cluster_split_chunks(3, 128, kThreads), 6);  // 43 rows of 32 chunks on 256 threads
+  EXPECT_EQ(cluster_split_chunks(4, 128, kThreads), 4);
+}
+
 TEST(GemmTiles, WgmmaSplitsFillTheMultiprocessorsOnlyWhereTilesCannot) {
   EXPECT_EQ(wgmma_splits(8192, 8192, 8192, 256, 132), 1);     // 2048 tiles
   EXPECT_EQ(wgmma_splits(128, 14336, 4096, 128, 132), 1);     // 112 tiles: over half of 132
