@@ -105,8 +105,8 @@ struct WgmmaConfig {
 // 128 x 128 in clusters of 4 (_ks4: M up to 128, 32 tiles of N = 4096 on 128 blocks), of 2
 // (_ks2: M up to 256) and of 3 (_ks3: 32 tiles on 96 blocks, since an H100 held 39 clusters of 3
 // at once but only 30 of 4, so _ks4's 32 tiles ran as 30 and then 2; the sum cuts the tile's 128
-// rows into 42, 43 and 43): 7 stages of 32 KiB (no C tile: 224 KiB), the 128 x 136 floats of the
-// sum (68 KiB) within them.
+// rows into 42, 43 and 43; measured 2-11% slower than _ks2 all the same, docs/kernels.md): 7 stages
+// of 32 KiB (no C tile: 224 KiB), the 128 x 136 floats of the sum (68 KiB) within them.
 inline constexpr std::array<WgmmaConfig, 9> kWgmmaConfigs{{{256, 3},
                                                            {256, 4, true},
                                                            {192, 4},
