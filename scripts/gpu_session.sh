@@ -233,7 +233,9 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   tests_rc=$?
   grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Exception" "$STEP_LOG" | head -30
   # What passing tests print (ctest keeps it only in its own log): the clusters resident at once.
-  grep -hE "clusters of [0-9]+ resident" $build/Testing/Temporary/LastTest*.log 2>/dev/null | sort -u
+  # (Session 24's grep of $build/Testing found none: search wherever ctest put its log.)
+  find . -path ./.git -prune -o -name 'LastTest*.log' -print0 2>/dev/null |
+    xargs -0 -r grep -hE "clusters of [0-9]+ resident" | sort -u
   echo "tests: rc=$tests_rc after $(( $(date +%s) - start )) s"
 fi
 for t in "${tables[@]}"; do grep -vE "^\[" "$t" | head -80; done
