@@ -319,6 +319,8 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   VisitClock visit_clock(stream);
   ClockFilter clock{[&visit_clock] { return visit_clock.read_mhz(); }, e.how.clock_floor * warm.sm_clock_mhz};
   const std::size_t planned = static_cast<std::size_t>(e.how.visits) * units.size();
+  // Where the GPU's part begins (the timer floors before it take seconds at thousands of visits).
+  spdlog::info("timing begins: {} visits ({} units x {})", planned, units.size(), e.how.visits);
   PhaseProgress visits_progress(stderr_progress(), "timing", planned, "visits");
   const VisitProgress show_progress = [&visits_progress](std::size_t done, std::size_t total, const Unit& u) {
     visits_progress.advance(done, total, case_label(u.c) + " " + u.cache + " " + u.timer);

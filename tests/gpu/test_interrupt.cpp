@@ -86,7 +86,7 @@ TEST(Interrupt, SigintWritesTheVisitsDoneMarkedIncomplete) {
   const auto out = test::fresh_temp_dir();
   const Finished f = run_and_interrupt({"run", "--op", "copy", "--shape", "2^20", "--timer", "graph", "--cache", "warm",
                                         "--visits", "2000", "--samples", "5", "--no-roofline", "--out", out.string()},
-                                       "warm-up:", std::chrono::seconds(4));
+                                       "timing begins:", std::chrono::seconds(2));
   ASSERT_TRUE(WIFEXITED(f.status)) << f.log;
   ASSERT_TRUE(f.signalled) << "no signal was sent (the cue never came, or the run had ended)\n" << f.log;
   EXPECT_EQ(WEXITSTATUS(f.status), 130) << f.log << "signal state when SIGINT went:\n" << f.signal_state;
