@@ -240,7 +240,6 @@ TEST(GemmTiles, WgmmaConfigurationsFitAndTheirPanelsAreWhole) {
   EXPECT_EQ(wgmma_swap_config(17).bn, 64);
 }
 
-// Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.
 // The cluster split-K's sum shared out (cluster_split_chunk): over the cluster's blocks, their
 // 256 consumer threads and each thread's chunks, the valid chunks cover every float4 of the
 // 128 x bn tile exactly once (at 3 blocks the rows split 42, 43, 43), and a block's valid chunks
@@ -272,6 +271,7 @@ TEST(GemmTiles, ClusterSplitChunksCoverTheTileOnce) {
   EXPECT_EQ(cluster_split_chunks(4, 128, kThreads), 4);
 }
 
+// Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.
 TEST(GemmTiles, WgmmaSplitsFillTheMultiprocessorsOnlyWhereTilesCannot) {
   EXPECT_EQ(wgmma_splits(8192, 8192, 8192, 256, 132), 1);     // 2048 tiles
   EXPECT_EQ(wgmma_splits(128, 14336, 4096, 128, 132), 1);     // 112 tiles: over half of 132
