@@ -107,7 +107,12 @@ struct WgmmaConfig {
 // at once but only 30 of 4, so _ks4's 32 tiles ran as 30 and then 2; the sum cuts the tile's 128
 // rows into 42, 43 and 43; measured 2-11% slower than _ks2 all the same, docs/kernels.md): 7 stages
 // of 32 KiB (no C tile: 224 KiB), the 128 x 136 floats of the sum (68 KiB) within them.
-inline constexpr std::array<WgmmaConfig, 9> kWgmmaConfigs{{{256, 3},
+// 128 x 64 in clusters of 2 (_ks2 of 128x64: M up to 128, N = 4096's 64 tiles on 128 blocks, 64
+// clusters of 2 where 66 fit): each of 128 multiprocessors streams 768 KiB at 128x4096x4096
+// where 128 x 128's 64 stream 1 MiB. cuBLAS's kernel there (ncu, session 25: nvjet 64x64 tiles,
+// pairs, 128 blocks) reads HBM at 2.18 TB/s on an H100 against _ks2's 1.83 from 64 blocks.
+// 9 stages of 24 KiB (216 KiB), the 128 x 72 floats of the sum (36 KiB) within them.
+inline constexpr std::array<WgmmaConfig, 10> kWgmmaConfigs{{{256, 3},
                                                            {256, 4, true},
                                                            {192, 4},
                                                            {128, 6},
@@ -115,7 +120,8 @@ inline constexpr std::array<WgmmaConfig, 9> kWgmmaConfigs{{{256, 3},
                                                            {128, 6, false, 2},
                                                            {128, 7, true, 1, 4},
                                                            {128, 7, true, 1, 2},
-                                                           {128, 7, true, 1, 3}}};
+                                                           {128, 7, true, 1, 3},
+                                                           {64, 9, true, 1, 2}}};
 
 // The cluster split-K's sum (WgmmaConfig::ksplit = S > 1), shared out: block r of the cluster
 // sums rows [r kBM / S, (r + 1) kBM / S) of the kBM x bn tile (42, 43 and 43 at S = 3), as float4

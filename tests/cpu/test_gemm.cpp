@@ -264,7 +264,8 @@ TEST(GemmTiles, ClusterSplitChunksCoverTheTileOnce) {
         }
     for (std::size_t e = 0; e < seen.size(); ++e) ASSERT_EQ(seen[e], 1) << w.name() << " chunk " << e;
   }
-  EXPECT_EQ(configs, 3);  // _ks4, _ks2, _ks3
+  EXPECT_EQ(configs, 4);  // 128x128 _ks4, _ks2, _ks3; 128x64_ks2
+  EXPECT_EQ(cluster_split_chunks(2, 64, kThreads), 4);   // 64 rows of 16 chunks on 256 threads
   EXPECT_EQ(cluster_split_row_begin(3, 1), 42);
   EXPECT_EQ(cluster_split_row_begin(3, 2), 85);
   EXPECT_EQ(cluster_split_chunks(3, 128, kThreads), 6);  // 43 rows of 32 chunks on 256 threads

@@ -1,5 +1,5 @@
 // The forward's split-K summed in thread-block clusters (WgmmaConfig::ksplit, gemm_wgmma.cuh's
-// cluster_split_sum; wgmma_128x128_ks4, _ks3 and _ks2): the ksplit blocks of a tile sum their float32 partial tiles
+// cluster_split_sum; wgmma_128x128_ks4, _ks3 and _ks2, wgmma_128x64_ks2): the ksplit blocks of a tile sum their float32 partial tiles
 // through distributed shared memory in block order from 0.f and store C, in one kernel (at 3, the tile's 128 rows cut
 // unevenly: 42, 43 and 43, each block's last chunks guarded).
 //   - Against the exact product (small integers: every float32 sum exact), M = 1, 100, 128, 300
@@ -36,10 +36,13 @@ namespace kbench::gemm {
 namespace {
 
 constexpr WgmmaConfig kClusterSplit4 = kWgmmaConfigs[6], kClusterSplit2 = kWgmmaConfigs[7],
-                      kClusterSplit3 = kWgmmaConfigs[8];
-static_assert(kClusterSplit4.ksplit == 4 && kClusterSplit2.ksplit == 2 && kClusterSplit3.ksplit == 3,
-              "the 128 x 128 tile in clusters of 4, 2 and 3");
-constexpr WgmmaConfig kReduceSplit{128, 6};  // the same tile, its partials summed by wgmma_reduce_kernel
+                      kClusterSplit3 = kWgmmaConfigs[8], kClusterSplit2Narrow = kWgmmaConfigs[9];
+static_assert(kClusterSplit4.ksplit == 4 && kClusterSplit2.ksplit == 2 && kClusterSplit3.ksplit == 3 &&
+                  kClusterSplit2Narrow.ksplit == 2 && kClusterSplit2Narrow.bn == 64,
+              "the 128 x 128 tile in clusters of 4, 2 and 3, the 128 x 64 one in clusters of 2");
+// W's tile, its partials summed by wgmma_reduce_kernel.
+template <WgmmaConfig W>
+constexpr WgmmaConfig kReduceSplit{W.bn, 6};
 
 // C [m, n] of small integers: A [m, k] (or A^T), B [k, n] (or B^T [n, k]), exact in float32.
 template <WgmmaConfig W, bool kBTrans>
@@ -108,6 +111,7 @@ TEST(GemmGpu, WgmmaClusterSplitKMatchesTheExactProduct) {
   expect_exact_products<kClusterSplit4>();
   expect_exact_products<kClusterSplit3>();
   expect_exact_products<kClusterSplit2>();
+  expect_exact_products<kClusterSplit2Narrow>();
 }
 
 // C's bits from the cluster's split sum of W at fault F (launched twice: the second must give the
@@ -133,7 +137,7 @@ int differences_from_reduce_kernel(int m, int n, int blocks) {
     KB_CUDA(cudaMemcpy(out->data(), dc.get(), dc.size(), cudaMemcpyDeviceToHost));
   }
   KB_CUDA(cudaMemset(dr.get(), 0xFF, dr.size()));
-  KB_CUDA((launch_wgmma_gemm<__half, kReduceSplit, false, true>(a, k, b, n, static_cast<__half*>(dr.get()), m, n, k, 132,
+  KB_CUDA((launch_wgmma_gemm<__half, kReduceSplit<W>, false, true>(a, k, b, n, static_cast<__half*>(dr.get()), m, n, k, 132,
                                                                 nullptr, W.ksplit, static_cast<float*>(partials.get()))));
   KB_CUDA(cudaMemcpy(reduced.data(), dr.get(), dr.size(), cudaMemcpyDeviceToHost));
   EXPECT_EQ(std::memcmp(first.data(), second.data(), slice * 2), 0) << "two launches, " << m << "x" << n;
@@ -154,6 +158,8 @@ TEST(GemmGpu, WgmmaClusterSplitKSumsInBlockOrderBitForBit) {
             << "ks3 " << m << "x" << n << " blocks " << blocks;
         EXPECT_EQ((differences_from_reduce_kernel<kClusterSplit2, Fault::none>(m, n, blocks)), 0)
             << "ks2 " << m << "x" << n << " blocks " << blocks;
+        EXPECT_EQ((differences_from_reduce_kernel<kClusterSplit2Narrow, Fault::none>(m, n, blocks)), 0)
+            << "128x64_ks2 " << m << "x" << n << " blocks " << blocks;
       }
 }
 

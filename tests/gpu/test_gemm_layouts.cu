@@ -177,7 +177,7 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
     }
     return;
   }
-  static_assert(kWgmmaConfigs.size() == 9, "one line below per configuration");
+  static_assert(kWgmmaConfigs.size() == 10, "one line below per configuration");
   for (const int pad : {0, 8})
     for (const int blocks : {3, 132}) {  // 3: one pair of the clustered configurations
       expect_wgmma_layouts<kWgmmaConfigs[0]>(pad, blocks);
@@ -189,6 +189,7 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
       expect_wgmma_layouts<kWgmmaConfigs[6]>(pad, blocks);  // the cluster's split-K: K in 4 whatever splits says
       expect_wgmma_layouts<kWgmmaConfigs[7]>(pad, blocks);  // in 2
       expect_wgmma_layouts<kWgmmaConfigs[8]>(pad, blocks);  // and in 3 (128 rows summed as 42, 43 and 43)
+      expect_wgmma_layouts<kWgmmaConfigs[9]>(pad, blocks);  // 128 x 64 in 2
     }
 }
 
