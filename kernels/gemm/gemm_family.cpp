@@ -56,10 +56,12 @@ Unsupported needs(bool sixteen_bit, bool float32) {
 }
 
 // splits: the K ranges launch_wgmma cuts the case into (gemm_wgmma.cuh), given its workspace;
-// bk: 64 16-bit elements or 32 float32 ones (128 bytes either way).
-std::string wgmma_plan(const WgmmaConfig& w, const std::string& path, int splits, int bk = 64) {
+// bk: 64 16-bit elements or 32 float32 ones (128 bytes either way); stream_k_tiles: the tiles a
+// stream-K configuration shares out among its blocks (absent for the others).
+std::string wgmma_plan(const WgmmaConfig& w, const std::string& path, int splits, int bk = 64, int stream_k = 0) {
   return "{\"path\": \"" + path + "\", \"tile\": \"" + w.name() + "\", \"bk\": " + std::to_string(bk) + ", \"splits\": " +
-         std::to_string(splits) + ", \"stages\": " +
+         std::to_string(splits) + (w.streamk ? ", \"stream_k_tiles\": " + std::to_string(stream_k) : "") +
+         ", \"stages\": " +
          std::to_string(w.stages) + ", \"epilogue\": \"" +
          (w.ksplit > 1 ? "cluster_dsmem_split_sum" : w.direct ? "registers" : "tma_store") +
          "\", \"consumer_warpgroups\": 2, \"cluster\": " + std::to_string(w.cluster) +
@@ -75,13 +77,24 @@ std::size_t wgmma_workspace(std::size_t i, const Case& c) { return wgmma_workspa
 // The splits of configuration i on case c with its workspace (1 off the wgmma path).
 int wgmma_case_splits(std::size_t i, const Case& c) {
   if (kWgmmaConfigs[i].ksplit > 1) return wgmma_case_path(c) == "wgmma" ? kWgmmaConfigs[i].ksplit : 1;
+  if (kWgmmaConfigs[i].streamk) return 1;
   const std::size_t bytes = wgmma_workspace(i, c);
   if (bytes == 0 || wgmma_case_path(c) != "wgmma") return 1;
   return static_cast<int>(bytes / (static_cast<std::size_t>(m_of(c) * n_of(c)) * sizeof(float)));
 }
 
+// The tiles a stream-K configuration shares out on case c (0 off the wgmma path, or where its
+// tiles make whole waves).
+int wgmma_case_stream_k_tiles(std::size_t i, const Case& c) {
+  const std::size_t flags = wgmma_counters_bytes(i, m_of(c), n_of(c), k_of(c));
+  if (flags == 0 || wgmma_case_path(c) != "wgmma") return 0;
+  const std::int64_t bn = kWgmmaConfigs[i].bn,
+                     tiles = ((m_of(c) + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((n_of(c) + bn - 1) / bn);
+  return stream_k_tiles(tiles, static_cast<int>(flags / sizeof(unsigned)));
+}
+
 std::string wgmma_case_plan(std::size_t i, const Case& c) {
-  return wgmma_plan(kWgmmaConfigs[i], wgmma_case_path(c), wgmma_case_splits(i, c));
+  return wgmma_plan(kWgmmaConfigs[i], wgmma_case_path(c), wgmma_case_splits(i, c), 64, wgmma_case_stream_k_tiles(i, c));
 }
 
 // The swapped product: its workspace (the float32 partials, one slice at least, then the tiles'
@@ -108,16 +121,22 @@ std::string wgmma_swap_case_plan(const Case& c) {
 // only cost memory.
 constexpr std::int64_t kSwapCandidateMaxM = 256;
 
-// The workspace auto's wgmma candidates share: the largest of their partials, which each writes
-// from the start, then the swapped product's counters, which it keeps at the end (where it splits
-// K), so that no other candidate's partials ever reach them (0 where there are no candidates).
+// The workspace auto's wgmma candidates share: the largest of their partials (or stream-K
+// slots), which each writes from the start, then the largest of their counters (the swapped
+// product's, where it splits K; the stream-K blocks' flags), which each keeps at the end and
+// leaves zero, so that no candidate's partials ever reach another's counters (0 where there are
+// no candidates).
 std::size_t auto_workspace(const Case& c) {
   std::size_t most = 0, counters = 0;
   if (m_of(c) <= kSwapCandidateMaxM) {
     most = wgmma_swap_partials_bytes(m_of(c), n_of(c), k_of(c));
     counters = wgmma_swap_workspace(c) - most;
   }
-  for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) most = std::max(most, wgmma_workspace(i, c));
+  for (std::size_t i = 0; i < kWgmmaConfigs.size(); ++i) {
+    const std::size_t flags = wgmma_counters_bytes(i, m_of(c), n_of(c), k_of(c));
+    most = std::max(most, wgmma_workspace(i, c) - flags);
+    counters = std::max(counters, flags);
+  }
   return most + counters;
 }
 
@@ -183,6 +202,10 @@ double time_config(std::size_t i, const LaunchArgs& x) {
     const WgmmaConfig& w = kWgmmaConfigs[i - kTileConfigs.size()];
     if (w.ksplit > 1 && wgmma_splits(x.outputs[0].rows, x.outputs[0].cols, x.inputs[0].cols, w.bn,
                                      current_device_limits().sms) == 1)
+      return -1;
+    // Stream-K only where it cuts tiles: elsewhere it is its tile without it.
+    if (w.streamk && wgmma_counters_bytes(i - kTileConfigs.size(), x.outputs[0].rows, x.outputs[0].cols,
+                                          x.inputs[0].cols) == 0)
       return -1;
   }
   try {
@@ -334,7 +357,10 @@ void register_gemm(Registry& r) {
                                                      " blocks, the float32 partial tiles summed through distributed "
                                                      "shared memory"
                                   : w.direct   ? "stored from registers"
-                                               : "through shared memory and TMA"),
+                                               : "through shared memory and TMA") +
+                                 (w.streamk ? "; stream-K: the last waves' tiles cut by K among all blocks, a cut "
+                                              "tile's float32 partial added by the block that holds its start"
+                                            : ""),
                              [i](const LaunchArgs& x) {
                                launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,
                                             wgmma_workspace(i, x.c));

@@ -37,8 +37,10 @@
 namespace kbench::gemm {
 
 // keep_split_counter and reverse_split_order break the swapped product's in-kernel split sum
-// (gemm_wgmma.cuh) alone: its tile counter left set after the sum, its slices summed last to first.
-enum class Fault { none, half_accumulator, drop_k_tail, skip_tile, keep_split_counter, reverse_split_order };
+// (gemm_wgmma.cuh) alone: its tile counter left set after the sum, its slices summed last to first;
+// skip_stream_k_partial the stream-K configurations' (the partial of a tile cut between two
+// blocks never added).
+enum class Fault { none, half_accumulator, drop_k_tail, skip_tile, keep_split_counter, reverse_split_order, skip_stream_k_partial };
 
 namespace mma_detail {
 

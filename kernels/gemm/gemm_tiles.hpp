@@ -85,19 +85,24 @@ namespace kbench::gemm {
 // float32 partial tiles in its distributed shared memory (each block's in its own stage ring,
 // once the mainloop is done with it) and stores C: no partials in global memory, no second
 // kernel. `direct` (C from the sum, not from shared memory); no pairs.
+// `streamk` (`_sk`): the last waves' tiles shared out by K among all blocks (stream_k_walk,
+// below), against wave quantisation at large shapes: 16384x4096 is 2048 tiles of 128 x 256,
+// 15.5 waves of 132, so a whole 16th wave runs half empty. No pairs, no split-K; B N-major.
 struct WgmmaConfig {
   static constexpr int kBM = 128;
   int bn, stages;
   bool direct = false;
   int cluster = 1;
   int ksplit = 1;
+  bool streamk = false;
   // A stage's rows are 128 bytes of K whatever the element; C's tile is kBM x bn elements.
   int smem_bytes(int element_bytes = 2) const {
     return stages * (kBM + bn) * 128 + (direct ? 0 : kBM * bn * element_bytes);
   }
   std::string name() const {
     if (ksplit > 1) return std::to_string(kBM) + "x" + std::to_string(bn) + "_ks" + std::to_string(ksplit);
-    return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : "") + (cluster > 1 ? "_c2" : "");
+    return std::to_string(kBM) + "x" + std::to_string(bn) + (direct ? "_direct" : "") + (cluster > 1 ? "_c2" : "") +
+           (streamk ? "_sk" : "");
   }
   constexpr bool operator==(const WgmmaConfig&) const = default;
 };
@@ -112,7 +117,9 @@ struct WgmmaConfig {
 // where 128 x 128's 64 stream 1 MiB. cuBLAS's kernel there (ncu, session 25: nvjet 64x64 tiles,
 // pairs, 128 blocks) reads HBM at 2.18 TB/s on an H100 against _ks2's 1.83 from 64 blocks.
 // 9 stages of 24 KiB (216 KiB), the 128 x 72 floats of the sum (36 KiB) within them.
-inline constexpr std::array<WgmmaConfig, 10> kWgmmaConfigs{{{256, 3},
+// 128 x 256 and 128 x 192 with stream-K (_sk): the large tiles' own stages and epilogue, the
+// last waves shared out.
+inline constexpr std::array<WgmmaConfig, 12> kWgmmaConfigs{{{256, 3},
                                                            {256, 4, true},
                                                            {192, 4},
                                                            {128, 6},
@@ -121,7 +128,48 @@ inline constexpr std::array<WgmmaConfig, 10> kWgmmaConfigs{{{256, 3},
                                                            {128, 7, true, 1, 4},
                                                            {128, 7, true, 1, 2},
                                                            {128, 7, true, 1, 3},
-                                                           {64, 9, true, 1, 2}}};
+                                                           {64, 9, true, 1, 2},
+                                                           {256, 3, false, 1, 1, true},
+                                                           {192, 4, false, 1, 1, true}}};
+
+// Stream-K (WgmmaConfig::streamk) on a persistent grid of `grid` blocks: `tiles` output tiles of
+// k_tiles steps of K each. Where the tiles do not fill whole waves, the last partial wave and the
+// whole wave before it (all the tiles, under two waves) are the stream-K tiles: their k-steps,
+// tile by tile, are cut into `grid` equal ranges, one a block, so every block ends at the same
+// time instead of a partial wave running alone (2048 tiles on 132: 15 whole waves and 1.52
+// tiles a block, against 16 waves). The tiles before them are data-parallel, block b taking
+// tiles b, b + grid, ... Since a range is at least k_tiles long, a tile cut between two blocks
+// is cut once: block b holds its first steps (the last of b's range) and block b + 1 the rest
+// (the first of b + 1's); b + 1 writes its float32 partial tile to its slot and sets its flag, b
+// waits for the flag and adds the partial to its own accumulators before its epilogue, so that
+// every element is summed in the same order every run (no atomics). Plain constexpr (the kernel
+// calls them, --expt-relaxed-constexpr): the CPU tests walk the same schedule.
+constexpr int stream_k_tiles(long long tiles, int grid) {
+  if (grid < 1 || tiles <= grid || tiles % grid == 0) return 0;
+  return static_cast<int>(tiles < 2LL * grid ? tiles : tiles % grid + grid);
+}
+// A block's unit of work: k-steps [kt_begin, kt_end) of tile `tile` (in grouped order). A stream-K
+// unit with kt_begin > 0 is a partial for the block before; one that starts at 0 and ends before
+// k_tiles waits for the block after.
+struct WorkUnit {
+  int tile, kt_begin, kt_end;
+};
+// Calls visit(WorkUnit) for each of block b's units in order: its data-parallel tiles, then its
+// stream-K range.
+template <class Visit>
+constexpr void stream_k_walk(int b, int grid, int tiles, int k_tiles, Visit&& visit) {
+  const int sk_tiles = stream_k_tiles(tiles, grid), dp_tiles = tiles - sk_tiles;
+  for (int t = b; t < dp_tiles; t += grid) visit(WorkUnit{t, 0, k_tiles});
+  const long long steps = static_cast<long long>(sk_tiles) * k_tiles;
+  long long at = steps * b / grid;
+  const long long end = steps * (b + 1) / grid;
+  while (at < end) {
+    const int t = static_cast<int>(at / k_tiles), first = static_cast<int>(at - static_cast<long long>(t) * k_tiles);
+    const int last = end - at < k_tiles - first ? first + static_cast<int>(end - at) : k_tiles;
+    visit(WorkUnit{dp_tiles + t, first, last});
+    at += last - first;
+  }
+}
 
 // The cluster split-K's sum (WgmmaConfig::ksplit = S > 1), shared out: block r of the cluster
 // sums rows [r kBM / S, (r + 1) kBM / S) of the kBM x bn tile (42, 43 and 43 at S = 3), as float4

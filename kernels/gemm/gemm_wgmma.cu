@@ -35,10 +35,12 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-// How a launch cuts K: `splits` ranges, their float32 partials in `partials`.
+// How a launch cuts K: `splits` ranges, their float32 partials in `partials`; or, for a
+// stream-K configuration, its slots in `partials` and its flags in `counters`.
 struct Split {
   int splits = 1;
   float* partials = nullptr;
+  unsigned* counters = nullptr;
 };
 
 template <class T, std::size_t I, bool kAMajorM, bool kBMajorN>
@@ -46,10 +48,12 @@ cudaError_t launch_config(const DeviceTensor& a, const DeviceTensor& b, const De
                           cudaStream_t stream) {
   if constexpr (kWgmmaConfigs[I].cluster > 1 && !kBMajorN)
     throw std::invalid_argument("gemm wgmma_" + kWgmmaConfigs[I].name() + ": pairs multicast B as given (N-major), not B^T");
+  else if constexpr (kWgmmaConfigs[I].streamk && (kAMajorM || !kBMajorN))  // not instantiated: the forward's alone
+    throw std::invalid_argument("gemm wgmma_" + kWgmmaConfigs[I].name() + ": stream-K takes A and B as given");
   else
     return launch_wgmma_gemm<T, kWgmmaConfigs[I], kAMajorM, kBMajorN>(
       a.as<const T>(), a.row_stride, b.as<const T>(), b.row_stride, c.as<T>(), static_cast<int>(c.rows),
-      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials);
+      static_cast<int>(c.cols), k, current_device_limits().sms, stream, split.splits, split.partials, split.counters);
 }
 
 template <class T, bool kAMajorM, bool kBMajorN, std::size_t... I>
@@ -280,9 +284,29 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
               : launch_swap_typed<kWgmmaSwapConfig>(a, b, c, m, n, kk, sms, stream, splits, partials, counters));
 }
 
+namespace {
+// A stream-K configuration's blocks on this device where it cuts tiles (0 where it does not).
+int stream_k_blocks(const WgmmaConfig& w, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const int sms = current_device_limits().sms;
+  const std::int64_t tiles = ((m + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((n + w.bn - 1) / w.bn);
+  return w.streamk && k > 0 && stream_k_tiles(tiles, sms) > 0 ? sms : 0;
+}
+std::size_t stream_k_slot_bytes(const WgmmaConfig& w) {
+  return static_cast<std::size_t>(WgmmaConfig::kBM) * static_cast<std::size_t>(w.bn) * sizeof(float);
+}
+}  // namespace
+
+std::size_t wgmma_counters_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;
+  return static_cast<std::size_t>(stream_k_blocks(kWgmmaConfigs[index], m, n, k)) * sizeof(unsigned);
+}
+
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
   // The cluster's split-K (ksplit) sums in shared memory: no workspace.
   if (index >= kWgmmaConfigs.size() || kWgmmaConfigs[index].ksplit > 1 || !hopper_problem().empty()) return 0;
+  if (kWgmmaConfigs[index].streamk)
+    return static_cast<std::size_t>(stream_k_blocks(kWgmmaConfigs[index], m, n, k)) *
+           (stream_k_slot_bytes(kWgmmaConfigs[index]) + sizeof(unsigned));
   const int splits = wgmma_splits(m, n, k, kWgmmaConfigs[index].bn, current_device_limits().sms);
   return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * sizeof(float) : 0;
 }
@@ -295,7 +319,21 @@ void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transp
 void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& b, const DeviceTensor& c,
                   cudaStream_t stream, void* workspace, std::size_t workspace_bytes) {
   Split split;
-  if (index < kWgmmaConfigs.size() && kWgmmaConfigs[index].ksplit == 1 && hopper_problem().empty()) {
+  if (index < kWgmmaConfigs.size() && kWgmmaConfigs[index].streamk && hopper_problem().empty()) {
+    // The slots from the workspace's start, the flags at its end (where auto's workspace keeps
+    // its candidates' counters: auto_workspace, gemm_family.cpp).
+    const int blocks = stream_k_blocks(kWgmmaConfigs[index], c.rows, c.cols, a.cols);
+    const std::size_t slots = static_cast<std::size_t>(blocks) * stream_k_slot_bytes(kWgmmaConfigs[index]),
+                      flags = static_cast<std::size_t>(blocks) * sizeof(unsigned);
+    if (blocks > 0 && (workspace == nullptr || workspace_bytes < slots + flags))
+      throw std::invalid_argument("gemm wgmma_" + kWgmmaConfigs[index].name() + ": needs " +
+                                  std::to_string(slots + flags) + " bytes of workspace for stream-K, has " +
+                                  std::to_string(workspace == nullptr ? 0 : workspace_bytes));
+    if (blocks > 0)
+      split = Split{1, static_cast<float*>(workspace),
+                    reinterpret_cast<unsigned*>(static_cast<char*>(workspace) +
+                                                (workspace_bytes - flags) / sizeof(unsigned) * sizeof(unsigned))};
+  } else if (index < kWgmmaConfigs.size() && kWgmmaConfigs[index].ksplit == 1 && hopper_problem().empty()) {
     // As many splits as the heuristic wants and the workspace holds (1: none).
     const std::size_t slice = static_cast<std::size_t>(c.rows * c.cols) * sizeof(float);
     const int wanted = wgmma_splits(c.rows, c.cols, a.cols, kWgmmaConfigs[index].bn, current_device_limits().sms);

@@ -186,7 +186,7 @@ __device__ __forceinline__ void cluster_sync_relaxed() {
 // With kTransposedC and partials, the tile's last unit sums the partials into C (counters: one a
 // tile, zero at launch, zero again at exit); counters is unused otherwise.
 template <class T, int BN, int STAGES, bool kTmaStore, int CLUSTER, bool kAMajorM, bool kBMajorN, bool kTransposedC,
-          Fault F, int KSPLIT = 1>
+          Fault F, int KSPLIT = 1, bool kStreamK = false>
 __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F, KSPLIT>::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, bool store_via_tma, T* __restrict__ c, int m,
@@ -195,6 +195,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
 #ifdef KBENCH_HOPPER_DEVICE_CODE
   static_assert(!kTransposedC || !kTmaStore, "a transposed C is stored from registers");
   static_assert(KSPLIT == 1 || !kTransposedC, "the cluster's split-K is the forward's");
+  static_assert(!kStreamK || (CLUSTER == 1 && KSPLIT == 1 && !kTransposedC), "stream-K: no pairs, no cluster split");
   using G = WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, kAMajorM, kBMajorN, F, KSPLIT>;
   using namespace hopper;
   using namespace wgmma_detail;
@@ -226,16 +227,27 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
   const int rank = CLUSTER > 1 ? static_cast<int>(cluster_rank()) : 0;
   const int first = static_cast<int>(blockIdx.x) / CLUSTER, stride = static_cast<int>(gridDim.x) / CLUSTER;
   const int grid_m = (m + kBM * CLUSTER - 1) / (kBM * CLUSTER), grid_n = (n + BN - 1) / BN, tiles = grid_m * grid_n;
-  const auto tile_of = [&](int u) {
-    const TileCoord p = grouped_tile(u / splits, grid_m, grid_n);
+  const auto tile_of = [&](int t) {
+    const TileCoord p = grouped_tile(t, grid_m, grid_n);
     return TileCoord{p.m * CLUSTER + rank, p.n};
   };
   int k_tiles = (k + kBK - 1) / kBK;
   if constexpr (F == Fault::drop_k_tail) k_tiles = k / kBK;
-  // Unit u: tile u / splits, k-tiles [kt_begin, kt_end) of split u % splits (possibly none).
+  // Calls visit(unit, split) for each of this block's units in order, the producer's walk and the
+  // consumers' alike. Split-K's unit u: tile u / splits, k-tiles [kt_begin, kt_end) of split
+  // u % splits (possibly none); stream-K's: stream_k_walk's (gemm_tiles.hpp), splits 1.
   const int units = tiles * splits, per_split = (k_tiles + splits - 1) / splits;
-  const auto kt_begin = [&](int u) { return min((u % splits) * per_split, k_tiles); };
-  const auto kt_end = [&](int u) { return min((u % splits + 1) * per_split, k_tiles); };
+  const auto walk = [&](auto&& visit) {
+    if constexpr (kStreamK) {
+      stream_k_walk(static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x), tiles, k_tiles,
+                    [&](const WorkUnit& w) { visit(w, 0); });
+    } else {
+      for (int u = first; u < units; u += stride) {
+        const int split = u % splits;
+        visit(WorkUnit{u / splits, min(split * per_split, k_tiles), min((split + 1) * per_split, k_tiles)}, split);
+      }
+    }
+  };
 
   if (warpgroup == 0) {
     release_registers<G::kProducerRegisters>();
@@ -244,10 +256,10 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
     // not load the next unit's stages before the second, for the sum is in the stage ring.
     if (tid == 0 || KSPLIT > 1) {
       int it = 0;  // stages filled so far, over every tile: stage it % STAGES, round it / STAGES
-      for (int u = first; u < units; u += stride) {
-        const TileCoord tile = tile_of(u);
+      walk([&](const WorkUnit& unit, int) {
+        const TileCoord tile = tile_of(unit.tile);
         const int m0 = tile.m * kBM, n0 = tile.n * BN;
-        for (int kt = kt_begin(u); (KSPLIT == 1 || tid == 0) && kt < kt_end(u); ++kt, ++it) {
+        for (int kt = unit.kt_begin; (KSPLIT == 1 || tid == 0) && kt < unit.kt_end; ++kt, ++it) {
           const int s = it % STAGES, round = it / STAGES, k0 = kt * kBK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);  // the consumers (of both blocks) are done with it
           mbar_arrive_expect_tx(full(s), G::kStageBytes);
@@ -272,14 +284,13 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
           cluster_sync_relaxed();
           cluster_sync_relaxed();
         }
-      }
+      });
     }
   } else {
     claim_registers<G::kConsumerRegisters>();
     const int consumer = warpgroup - 1;  // rows 64 consumer .. of the tile
     const int warp = tid / 32, lane = tid % 32;
     const bool pairs_aligned = n % 2 == 0 && (reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(T))) == 0;
-    float acc[G::kAccumulators];
     int it = 0;
     // kTransposedC: the tile's values v (laid out as acc) to C^T's rows. Element (row, col) to
     // C^T's row col: a pair's two columns are two rows of c, so each goes alone; a warp's 8 lanes
@@ -392,14 +403,69 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         cluster_sync_relaxed();
       }
     };
-    for (int u = first; u < units; u += stride) {
-      const int t = u / splits;
-      const TileCoord tile = tile_of(u);
+    // kStreamK: where a tile is cut between this block and the next (stream_k_walk), the float32
+    // partial tile goes through global memory (`partials`: one slot of kBM x BN floats a block;
+    // `counters`: one flag a block, zero at launch and again at exit). Each consumer thread writes
+    // and reads its own accumulators, float4 q of thread i at (q x 256 + i) x 16 bytes of the
+    // slot, so a warp's accesses are 512 contiguous bytes. A unit that does not start the tile
+    // (the first of this block's stream-K range) writes its accumulators to this block's slot,
+    // fences them, and one thread sets the flag once both consumers have (false: no epilogue). A
+    // unit that starts the tile but stops short of K (the last of this block's range) waits for the
+    // next block's flag, clears it, reads that block's slot through L2 (ld.global.cg: never a
+    // stale L1 line) and adds it to v, its own k-steps first (the same order every run), then
+    // goes on to the epilogue as a whole tile does (true). The next block holds that partial as its
+    // first unit, so the wait is short, and every block of the persistent grid is resident (one a
+    // multiprocessor, at most as many as there are), so it ends.
+    const auto stream_k_fixup = [&](float(&v)[G::kAccumulators], const WorkUnit& unit) {
+      constexpr int kQuads = G::kAccumulators / 4, kThreadsC = G::kConsumers * 128;
+      const int ctid = consumer * 128 + tid;
+      float4* const slots = reinterpret_cast<float4*>(partials);
+      if (unit.kt_begin > 0) {
+        float4* const mine = slots + static_cast<std::int64_t>(blockIdx.x) * kQuads * kThreadsC + ctid;
+#pragma unroll
+        for (int q = 0; q < kQuads; ++q) __stcg(mine + q * kThreadsC, make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]));
+        __threadfence();
+        named_barrier(G::kConsumersBarrier, kThreadsC);
+        if (ctid == 0) atomicExch(&counters[blockIdx.x], 1u);
+        return false;
+      }
+      if (unit.kt_end == k_tiles) return true;
+      if (ctid == 0) {
+        volatile unsigned* const flag = counters + blockIdx.x + 1;
+        while (*flag == 0) {
+        }
+        *flag = 0;  // ready for the next launch
+      }
+      named_barrier(G::kConsumersBarrier, kThreadsC);
+      __threadfence();
+      if constexpr (F == Fault::skip_stream_k_partial) return true;
+      const float4* const next = slots + static_cast<std::int64_t>(blockIdx.x + 1) * kQuads * kThreadsC + ctid;
+      // Eight float4 loads in flight at a time: 32 registers beside the accumulators' BN / 2.
+      constexpr int kGroup = kQuads < 8 ? kQuads : 8;
+#pragma unroll
+      for (int q0 = 0; q0 < kQuads; q0 += kGroup) {
+        float4 p[kGroup];
+#pragma unroll
+        for (int d = 0; d < kGroup; ++d) p[d] = __ldcg(next + (q0 + d) * kThreadsC);
+#pragma unroll
+        for (int d = 0; d < kGroup; ++d) {
+          v[4 * (q0 + d)] += p[d].x;
+          v[4 * (q0 + d) + 1] += p[d].y;
+          v[4 * (q0 + d) + 2] += p[d].z;
+          v[4 * (q0 + d) + 3] += p[d].w;
+        }
+      }
+      return true;
+    };
+    walk([&](const WorkUnit& unit, int split) {
+      const int t = unit.tile;
+      const TileCoord tile = tile_of(t);
       const int m0 = tile.m * kBM, n0 = tile.n * BN;
+      float acc[G::kAccumulators];
 #pragma unroll
       for (int i = 0; i < G::kAccumulators; ++i) acc[i] = 0.f;
       int previous = -1;  // the stage whose wgmmas may still be in flight
-      for (int kt = kt_begin(u); kt < kt_end(u); ++kt, ++it) {
+      for (int kt = unit.kt_begin; kt < unit.kt_end; ++kt, ++it) {
         const int s = it % STAGES;
         mbar_wait(full(s), (it / STAGES) & 1);
         const std::uint32_t a_panel = stage_a(s) + consumer * G::kPanelBytes, b_panel = stage_b(s);
@@ -427,17 +493,19 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
       fence_registers(acc);
       if (previous >= 0) release(previous);
       if constexpr (KSPLIT > 1) {
-        cluster_split_sum(acc, u % KSPLIT, m0, n0);
-        continue;
+        cluster_split_sum(acc, split, m0, n0);
+        return;
       }
       if constexpr (F == Fault::skip_tile)
-        if (t == tiles / 2) continue;
+        if (t == tiles / 2) return;
+      if constexpr (kStreamK)
+        if (!stream_k_fixup(acc, unit)) return;
 
       // Accumulator 4j + e: row lane / 4 (+ 8 for e >= 2) of the warp's 16, columns 2 (lane % 4)
       // and + 1 of the j-th 8 columns.
       const int row0 = m0 + consumer * 64 + warp * 16 + lane / 4;
-      if (partials != nullptr) {  // the float32 partial tile, into this split's slice
-        float* const slice = partials + static_cast<std::int64_t>(u % splits) * m * n;
+      if (!kStreamK && partials != nullptr) {  // the float32 partial tile, into this split's slice
+        float* const slice = partials + static_cast<std::int64_t>(split) * m * n;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int col = n0 + 8 * j + 2 * (lane % 4);
@@ -464,7 +532,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
           if (consumer == 0 && tid == 0)
             last_unit = atomicAdd(&counters[t], 1u) == static_cast<unsigned>(splits - 1);
           named_barrier(G::kConsumersBarrier, G::kConsumers * 128);
-          if (!last_unit) continue;
+          if (!last_unit) return;
           // The last unit: the others fenced their partials before counting. Read them through
           // L2 (ld.global.cg: never the non-coherent L1, which may hold stale lines), this unit's
           // own slice too (its own stores, the same floats as its accumulators, which it frees
@@ -504,11 +572,11 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
           if constexpr (F != Fault::keep_split_counter)
             if (consumer == 0 && tid == 0) counters[t] = 0;  // ready for the next launch
         }
-        continue;
+        return;
       }
       if constexpr (kTransposedC) {
         store_transposed(acc, row0, n0);
-        continue;
+        return;
       }
       if (kTmaStore && store_via_tma) {
         const std::uint32_t mine = c_smem + consumer * G::kCBytes;
@@ -534,7 +602,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
             tma_store_2d(&map_c, mine + box * G::kPanelBytes, n0 + G::kCBoxCols * box, m0 + consumer * 64);
           bulk_commit();
         }
-        continue;
+        return;
       }
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
@@ -549,7 +617,7 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
                      both && pairs_aligned);
         }
       }
-    }
+    });
     if (kTmaStore && tid == 0) bulk_wait<0>();  // no store may outlive the block's shared memory
   }
   if constexpr (CLUSTER > 1) {  // no block leaves while its peer may still write into it or arrive on it
@@ -601,7 +669,9 @@ CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols
 // kTransposedC, where each tile's last unit sums them into C^T (counters: one unsigned a tile of
 // the grid, zero); without, splits is 1 and C (contiguous [M, N]) is written, or, kTransposedC
 // (W.direct only), its transpose: c holds C^T [N, M] of row stride ldc. Sets the kernel's
-// shared-memory limit the first time.
+// shared-memory limit the first time. W.streamk: splits is 1 whatever it says, and where
+// stream_k_tiles(tiles, grid) > 0, partials holds a slot of 128 x W.bn floats and counters a flag
+// (zero) for each block of the grid (nullptr: cudaErrorInvalidValue).
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false>
 cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n,
                                   int k, int blocks, cudaStream_t stream, int splits, float* partials,
@@ -615,16 +685,18 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
     splits = W.ksplit;
     partials = nullptr;
   }
+  if constexpr (W.streamk) splits = 1;
   constexpr int kClusterBlocks = CLUSTER * W.ksplit;  // one of the two is 1
   const CUtensorMap map_a = kAMajorM ? make_operand_map(a, k, m, lda, G::kBK, 64)
                                      : make_operand_map(a, m, k, lda, G::kBM, G::kBK);
   const CUtensorMap map_b = kBMajorN ? make_operand_map(b, k, n, ldb, G::kBK, 64)
                                      : make_operand_map(b, n, k, ldb, BN, G::kBK);
   // C's rows must be whole 16-byte chunks on a 16-byte-aligned base for TMA to store them.
-  const bool store_via_tma = !W.direct && partials == nullptr && n % G::kCChunk == 0 &&
+  const bool store_via_tma = !W.direct && (partials == nullptr || W.streamk) && n % G::kCChunk == 0 &&
                              reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   const CUtensorMap map_c = store_via_tma ? make_operand_map(c, m, n, n, 64, G::kCBoxCols) : map_a;
-  const auto kernel = wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, F, W.ksplit>;
+  const auto kernel =
+      wgmma_gemm_kernel<T, BN, W.stages, !W.direct, CLUSTER, kAMajorM, kBMajorN, kTransposedC, F, W.ksplit, W.streamk>;
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmemBytes);
   if (attr != cudaSuccess) return attr;
@@ -640,6 +712,8 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
     static const int resident = resident_clusters(kernel, kClusterBlocks, G::kThreads, G::kSmemBytes);
     if (resident > 0 && clusters > resident) clusters = resident;
   }
+  if (W.streamk && stream_k_tiles(units, static_cast<int>(clusters)) > 0 && (partials == nullptr || counters == nullptr))
+    return cudaErrorInvalidValue;
   const LaunchShape shape{.grid = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * kClusterBlocks)),
                           .block = dim3(G::kThreads),
                           .shared = G::kSmemBytes,
@@ -653,11 +727,16 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
 }
 
 // C = op(A).op(B) as launch_wgmma_mainloop says, C contiguous [M, N]; K cut into `splits` ranges
-// (partials: splits x M x N floats, when splits > 1), then summed by wgmma_reduce_kernel.
+// (partials: splits x M x N floats, when splits > 1), then summed by wgmma_reduce_kernel. W.streamk:
+// partials and counters are the stream-K slots and flags (stream_k_workspace_bytes), splits unused.
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none>
 cudaError_t launch_wgmma_gemm(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n, int k,
-                              int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr) {
-  if constexpr (W.ksplit > 1) {  // summed in the kernel's clusters: no partials, no second kernel
+                              int blocks, cudaStream_t stream, int splits = 1, float* partials = nullptr,
+                              unsigned* counters = nullptr) {
+  if constexpr (W.streamk) {  // the cut tiles' partials added by the blocks that hold their starts
+    return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(a, lda, b, ldb, c, m, n, k, blocks, stream, 1, partials,
+                                                              0, counters);
+  } else if constexpr (W.ksplit > 1) {  // summed in the kernel's clusters: no partials, no second kernel
     return launch_wgmma_mainloop<T, W, kAMajorM, kBMajorN, F>(a, lda, b, ldb, c, m, n, k, blocks, stream, W.ksplit,
                                                               nullptr);
   } else {

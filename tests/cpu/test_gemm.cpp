@@ -4,6 +4,7 @@
 // full one, the autotuner's buckets and cache, and the launch contracts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -270,6 +271,65 @@ TEST(GemmTiles, ClusterSplitChunksCoverTheTileOnce) {
   EXPECT_EQ(cluster_split_row_begin(3, 2), 85);
   EXPECT_EQ(cluster_split_chunks(3, 128, kThreads), 6);  // 43 rows of 32 chunks on 256 threads
   EXPECT_EQ(cluster_split_chunks(4, 128, kThreads), 4);
+}
+
+// Stream-K's schedule (stream_k_walk, the kernel's own): over every block of the grid, each k-step
+// of each tile is done once; a block's units are its data-parallel tiles then its stream-K range;
+// a cut tile is cut once, its start the last unit of block b and its rest the first of b + 1 (the
+// pair stream_k_fixup joins); the blocks' stream-K ranges differ by one k-step at most.
+TEST(GemmTiles, StreamKWalkCoversEveryStepOnceAndCutsATileOnce) {
+  int cut_tiles = 0;
+  for (const int grid : {1, 3, 7, 132})
+    for (const int tiles : {1, grid - 1, grid, grid + 1, 2 * grid - 1, 2 * grid, 2 * grid + 5, 15 * grid + 68})
+      for (const int k_tiles : {1, 2, 5, 64}) {
+        if (tiles < 1) continue;
+        const int sk = stream_k_tiles(tiles, grid), launched = std::min(tiles, grid);  // the kernel's grid
+        std::vector<int> done(static_cast<std::size_t>(tiles) * k_tiles, 0);
+        std::vector<std::vector<WorkUnit>> units(static_cast<std::size_t>(launched));
+        long long lo = 1LL << 40, hi = 0;
+        for (int b = 0; b < launched; ++b) {
+          stream_k_walk(b, launched, tiles, k_tiles, [&](const WorkUnit& w) { units[b].push_back(w); });
+          long long sk_steps = 0;
+          for (const WorkUnit& w : units[b]) {
+            ASSERT_GE(w.kt_begin, 0);
+            ASSERT_LT(w.kt_begin, w.kt_end);
+            ASSERT_LE(w.kt_end, k_tiles);
+            for (int kt = w.kt_begin; kt < w.kt_end; ++kt) ++done[static_cast<std::size_t>(w.tile) * k_tiles + kt];
+            if (w.tile >= tiles - sk) {
+              sk_steps += w.kt_end - w.kt_begin;
+            } else {
+              ASSERT_TRUE(w.kt_begin == 0 && w.kt_end == k_tiles) << "a data-parallel tile is whole";
+            }
+          }
+          if (sk > 0) lo = std::min(lo, sk_steps), hi = std::max(hi, sk_steps);
+        }
+        for (std::size_t s = 0; s < done.size(); ++s) ASSERT_EQ(done[s], 1) << grid << " " << tiles << " " << k_tiles;
+        if (sk > 0) {
+          EXPECT_LE(hi - lo, 1) << grid << " " << tiles << " " << k_tiles;
+        }
+        for (int b = 0; b < launched; ++b)
+          for (std::size_t i = 0; i < units[b].size(); ++i) {
+            const WorkUnit& w = units[b][i];
+            if (w.kt_begin > 0) {  // the rest of a cut tile: b's first stream-K unit, to the end of K
+              ASSERT_GT(b, 0);
+              ASSERT_EQ(w.kt_end, k_tiles);
+              ASSERT_TRUE(i == 0 || units[b][i - 1].tile < tiles - sk) << "first of the stream-K range";
+              const WorkUnit& start = units[b - 1].back();
+              ASSERT_EQ(start.tile, w.tile);
+              ASSERT_EQ(start.kt_begin, 0);
+              ASSERT_EQ(start.kt_end, w.kt_begin);
+              ++cut_tiles;
+            } else if (w.kt_end < k_tiles) {  // the start of a cut tile: b's last unit
+              ASSERT_EQ(i + 1, units[b].size());
+              ASSERT_LT(b + 1, launched);
+            }
+          }
+      }
+  EXPECT_GT(cut_tiles, 100);
+  EXPECT_EQ(stream_k_tiles(2048, 132), 68 + 132);  // 16384x4096 at 128 x 256: 15.5 waves
+  EXPECT_EQ(stream_k_tiles(200, 132), 200);        // under two waves: all
+  EXPECT_EQ(stream_k_tiles(264, 132), 0);          // whole waves
+  EXPECT_EQ(stream_k_tiles(100, 132), 0);          // under one
 }
 
 // Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.

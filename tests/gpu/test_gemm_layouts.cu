@@ -177,7 +177,9 @@ TEST(GemmGpu, WgmmaLayoutsTilesAndPersistentGrid) {
     }
     return;
   }
-  static_assert(kWgmmaConfigs.size() == 10, "one line below per configuration");
+  // Below, one line per configuration but the stream-K ones (10 and 11: A and B as given only,
+  // test_gemm_stream_k.cu).
+  static_assert(kWgmmaConfigs.size() == 12 && kWgmmaConfigs[10].streamk && kWgmmaConfigs[11].streamk);
   for (const int pad : {0, 8})
     for (const int blocks : {3, 132}) {  // 3: one pair of the clustered configurations
       expect_wgmma_layouts<kWgmmaConfigs[0]>(pad, blocks);
