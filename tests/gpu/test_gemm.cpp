@@ -34,10 +34,12 @@ void PrintTo(const Mnk& s, std::ostream* os) { *os << s.m << "x" << s.n << "x" <
 // zero-filled edges), tiny, square, and K = 1024.
 // Decode-like ones: one row and a few against aligned and ragged N, long and short K (wgmma_swap
 // cuts K of 1 x 4104 x 4099, 3 x 1032 x 2048, 17 x 1000 x 1024 and 300 x 520 x 1024 into several
-// ranges; test_gemm_swap_splits.cu checks it at more decode shapes, alone).
+// ranges; test_gemm_swap_splits.cu checks it at more decode shapes, alone). 1300 x 4000 is more
+// tiles than an H100's or H200's 132 multiprocessors hold at once (176 of 128 x 256, 231 of 128 x
+// 192) and not whole waves: the stream-K configurations cut them, through auto's workspace too.
 const Mnk kShapes[] = {{127, 255, 65}, {1, 1, 1},     {33, 17, 9},      {127, 248, 72},  {129, 136, 200},
                        {256, 256, 256}, {64, 64, 64}, {300, 520, 1024}, {17, 1000, 1024}, {1, 4104, 4099},
-                       {3, 1032, 2048}, {8, 264, 64},  {5, 1001, 300},   {2, 8, 8}};
+                       {3, 1032, 2048}, {8, 264, 64},  {5, 1001, 300},   {2, 8, 8},        {1300, 4000, 72}};
 
 // Every variant that takes the case passes its check (cuBLAS's left out under racecheck); returns
 // how many ran.
