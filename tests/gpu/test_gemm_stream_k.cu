@@ -39,7 +39,7 @@ constexpr Shape kCutShapes[] = {
     {1000, 1000, 1000, 7},  // 32 tiles at 256 (11 cut: 4 and a wave), 48 at 192; 16 k-tiles, the last 40 of K
     {1000, 1000, 72, 5},    // 2 k-tiles: every block's range a little over one tile
     {300, 1800, 264, 7},    // 5 k-tiles (ragged)
-    {2200, 2100, 200, 132}, // 162 and 198 tiles: under two waves of 132, all of them cut
+    {2200, 2104, 200, 132}, // 162 and 198 tiles: under two waves of 132, all of them cut (N a multiple of 8: TMA)
 };
 
 int tiles_of(const WgmmaConfig& w, int m, int n) { return ((m + 127) / 128) * ((n + w.bn - 1) / w.bn); }
