@@ -48,7 +48,7 @@ int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms
 // stream_k_tiles(tiles, sms) > 0 wants a slot of 128 x bn floats a block from the start, then
 // the blocks' flags (zero between launches): wgmma_counters_bytes of them at the end, which
 // launch_wgmma finds at the end of whatever workspace it is given. (Stream-K takes the place of
-// split-K: those configurations never cut K alone. The first two layouts only: A and B as given.)
+// split-K: those configurations never cut K alone. The forward's layout only: A and B as given.)
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
 std::size_t wgmma_counters_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
 // The same with A given as A^T ([K, M] rows) and/or B as B^T ([N, K] rows), for the backward;

@@ -118,7 +118,8 @@ struct WgmmaConfig {
 // pairs, 128 blocks) reads HBM at 2.18 TB/s on an H100 against _ks2's 1.83 from 64 blocks.
 // 9 stages of 24 KiB (216 KiB), the 128 x 72 floats of the sum (36 KiB) within them.
 // 128 x 256 and 128 x 192 with stream-K (_sk): the large tiles' own stages and epilogue, the
-// last waves shared out.
+// last waves shared out (on an H100, session 26: 2-9% faster than 128 x 192 alone, but 28% slower
+// than 128 x 256 alone at 4096^3, where half the tiles are cut: docs/kernels.md).
 inline constexpr std::array<WgmmaConfig, 12> kWgmmaConfigs{{{256, 3},
                                                            {256, 4, true},
                                                            {192, 4},
