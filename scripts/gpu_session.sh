@@ -77,20 +77,23 @@ SESSION_LOG="$OUT/session.log"
 build=build-gpu
 start=$(date +%s)
 
-# Runs "$@" with its output in the session log under a header; returns its status.
+# Runs "$@" with its output in the session log under a header, line by line as it comes (a call
+# cut at the device's limit mid-step still brings back what that step printed: session 27 lost a
+# whole test step's log to a step that wrote it only at its end); returns its status.
 step() {
   local name=$1
   shift
   local log
   log=$(mktemp)
+  echo "=== $name (from $(( $(date +%s) - start )) s)" >>"$SESSION_LOG"
   if [ -n "${STEP_TIMEOUT_S:-}" ] && [ "$(type -t "$1")" = file ]; then  # timeout runs programs, not functions
-    timeout --kill-after=10 "$STEP_TIMEOUT_S" "$@" >"$log" 2>&1
+    timeout --kill-after=10 "$STEP_TIMEOUT_S" "$@" 2>&1 | tee "$log" >>"$SESSION_LOG"
   else
-    "$@" >"$log" 2>&1
+    "$@" 2>&1 | tee "$log" >>"$SESSION_LOG"
   fi
-  local rc=$?
-  [ $rc = 124 ] && echo "step $name: killed after STEP_TIMEOUT_S=$STEP_TIMEOUT_S s" >>"$log"
-  { echo "=== $name (rc=$rc, $(( $(date +%s) - start )) s)"; tail -c 4000000 "$log"; } >>"$SESSION_LOG"
+  local rc=${PIPESTATUS[0]}
+  [ $rc = 124 ] && echo "step $name: killed after STEP_TIMEOUT_S=$STEP_TIMEOUT_S s" | tee -a "$log" >>"$SESSION_LOG"
+  echo "=== $name ended (rc=$rc, $(( $(date +%s) - start )) s)" >>"$SESSION_LOG"
   STEP_LOG=$log
   return $rc
 }
