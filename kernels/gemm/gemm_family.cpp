@@ -86,11 +86,7 @@ int wgmma_case_splits(std::size_t i, const Case& c) {
 // The tiles a stream-K configuration shares out on case c (0 off the wgmma path, or where its
 // tiles make whole waves).
 int wgmma_case_stream_k_tiles(std::size_t i, const Case& c) {
-  const std::size_t flags = wgmma_counters_bytes(i, m_of(c), n_of(c), k_of(c));
-  if (flags == 0 || wgmma_case_path(c) != "wgmma") return 0;
-  const std::int64_t bn = kWgmmaConfigs[i].bn,
-                     tiles = ((m_of(c) + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((n_of(c) + bn - 1) / bn);
-  return stream_k_tiles(tiles, static_cast<int>(flags / sizeof(unsigned)));
+  return wgmma_case_path(c) == "wgmma" ? wgmma_stream_k_tiles(i, m_of(c), n_of(c), k_of(c)) : 0;
 }
 
 std::string wgmma_case_plan(std::size_t i, const Case& c) {
@@ -204,7 +200,7 @@ double time_config(std::size_t i, const LaunchArgs& x) {
                                      current_device_limits().sms) == 1)
       return -1;
     // Stream-K only where it cuts tiles: elsewhere it is its tile without it.
-    if (w.streamk && wgmma_counters_bytes(i - kTileConfigs.size(), x.outputs[0].rows, x.outputs[0].cols,
+    if (w.streamk && wgmma_stream_k_tiles(i - kTileConfigs.size(), x.outputs[0].rows, x.outputs[0].cols,
                                           x.inputs[0].cols) == 0)
       return -1;
   }
@@ -358,8 +354,9 @@ void register_gemm(Registry& r) {
                                                      "shared memory"
                                   : w.direct   ? "stored from registers"
                                                : "through shared memory and TMA") +
-                                 (w.streamk ? "; stream-K: the last waves' tiles cut by K among all blocks, a cut "
-                                              "tile's float32 partial added by the block that holds its start"
+                                 (w.streamk ? "; stream-K: the last partial wave's tiles cut by K among all blocks, a "
+                                              "cut tile's float32 partials added in block order by the block that "
+                                              "holds its start"
                                             : ""),
                              [i](const LaunchArgs& x) {
                                launch_wgmma(i, x.inputs[0], x.inputs[1], x.outputs[0], x.stream, x.workspace,

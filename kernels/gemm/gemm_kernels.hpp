@@ -45,12 +45,15 @@ void launch_wgmma(std::size_t index, const DeviceTensor& a, const DeviceTensor& 
 int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms);
 // The workspace launch_wgmma wants for an M x N x K product at configuration index on this
 // device: 0 when it would not cut K. A stream-K configuration (WgmmaConfig::streamk) where
-// stream_k_tiles(tiles, sms) > 0 wants a slot of 128 x bn floats a block from the start, then
+// wgmma_stream_k_tiles > 0 wants a slot of 128 x bn floats a block from the start, then
 // the blocks' flags (zero between launches): wgmma_counters_bytes of them at the end, which
 // launch_wgmma finds at the end of whatever workspace it is given. (Stream-K takes the place of
 // split-K: those configurations never cut K alone. The forward's layout only: A and B as given.)
 std::size_t wgmma_workspace_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
 std::size_t wgmma_counters_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
+// The tiles a stream-K configuration cuts by K for that product on this device (stream_k_tiles,
+// gemm_tiles.hpp; 0 for the other configurations, or where the tiles fill whole waves).
+int wgmma_stream_k_tiles(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k);
 // The same with A given as A^T ([K, M] rows) and/or B as B^T ([N, K] rows), for the backward;
 // transposed operands must have aligned rows (there is no transposed SIMT path); K = 0 zeroes C.
 void launch_wgmma_layout(std::size_t index, const DeviceTensor& a, bool a_transposed, const DeviceTensor& b,

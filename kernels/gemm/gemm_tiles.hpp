@@ -85,9 +85,10 @@ namespace kbench::gemm {
 // float32 partial tiles in its distributed shared memory (each block's in its own stage ring,
 // once the mainloop is done with it) and stores C: no partials in global memory, no second
 // kernel. `direct` (C from the sum, not from shared memory); no pairs.
-// `streamk` (`_sk`): the last waves' tiles shared out by K among all blocks (stream_k_walk,
-// below), against wave quantisation at large shapes: 16384x4096 is 2048 tiles of 128 x 256,
-// 15.5 waves of 132, so a whole 16th wave runs half empty. No pairs, no split-K; B N-major.
+// `streamk` (`_sk`): the last partial wave's tiles shared out by K among all blocks
+// (stream_k_walk, below), against wave quantisation at large shapes: 16384x4096 is 2048 tiles of
+// 128 x 256, 15.5 waves of 132, so a whole 16th wave runs half empty. No pairs, no split-K; B
+// N-major.
 struct WgmmaConfig {
   static constexpr int kBM = 128;
   int bn, stages;
@@ -118,8 +119,8 @@ struct WgmmaConfig {
 // pairs, 128 blocks) reads HBM at 2.18 TB/s on an H100 against _ks2's 1.83 from 64 blocks.
 // 9 stages of 24 KiB (216 KiB), the 128 x 72 floats of the sum (36 KiB) within them.
 // 128 x 256 and 128 x 192 with stream-K (_sk): the large tiles' own stages and epilogue, the
-// last waves shared out (on an H100, session 26: 2-9% faster than 128 x 192 alone, but 28% slower
-// than 128 x 256 alone at 4096^3, where half the tiles are cut: docs/kernels.md).
+// last wave shared out (session 26 also cut the wave before it: on an H100 2-9% faster than
+// 128 x 192 alone, but 28% slower than 128 x 256 alone at 4096^3: docs/kernels.md).
 inline constexpr std::array<WgmmaConfig, 12> kWgmmaConfigs{{{256, 3},
                                                            {256, 4, true},
                                                            {192, 4},
@@ -133,41 +134,60 @@ inline constexpr std::array<WgmmaConfig, 12> kWgmmaConfigs{{{256, 3},
                                                            {256, 3, false, 1, 1, true},
                                                            {192, 4, false, 1, 1, true}}};
 
+// The forward's tiles for C [M, N] at configuration w: kBM rows of M by w.bn columns of N.
+constexpr std::int64_t wgmma_tiles(const WgmmaConfig& w, std::int64_t m, std::int64_t n) {
+  return ((m + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((n + w.bn - 1) / w.bn);
+}
+
 // Stream-K (WgmmaConfig::streamk) on a persistent grid of `grid` blocks: `tiles` output tiles of
-// k_tiles steps of K each. Where the tiles do not fill whole waves, the last partial wave and the
-// whole wave before it (all the tiles, under two waves) are the stream-K tiles: their k-steps,
-// tile by tile, are cut into `grid` equal ranges, one a block, so every block ends at the same
-// time instead of a partial wave running alone (2048 tiles on 132: 15 whole waves and 1.52
-// tiles a block, against 16 waves). The tiles before them are data-parallel, block b taking
-// tiles b, b + grid, ... Since a range is at least k_tiles long, a tile cut between two blocks
-// is cut once: block b holds its first steps (the last of b's range) and block b + 1 the rest
-// (the first of b + 1's); b + 1 writes its float32 partial tile to its slot and sets its flag, b
-// waits for the flag and adds the partial to its own accumulators before its epilogue, so that
-// every element is summed in the same order every run (no atomics). Plain constexpr (the kernel
-// calls them, --expt-relaxed-constexpr): the CPU tests walk the same schedule.
-constexpr int stream_k_tiles(long long tiles, int grid) {
+// k_tiles steps of K each. Where the tiles do not fill whole waves, the last partial wave's tiles
+// are the stream-K tiles: their k-steps, tile by tile, are cut into `grid` equal ranges, one a
+// block, so every block ends at the same time instead of a partial wave running alone (2048
+// tiles on 132: 15 whole waves and 68 tiles cut into 132 ranges of 33 of 64 k-steps, against 16
+// waves). The tiles before them are data-parallel, block b taking tiles b, b + grid, ...
+// Only the last wave, since its tiles are what a wave holds in L2 at once: session 26 also cut
+// the whole wave before it, and blocks working on 248 tiles at unrelated k-steps read 2.1 times
+// the DRAM bytes of the tiles alone (ncu, an H100 at 4096^3, 128 x 256; docs/kernels.md).
+// A range then covers part of a tile: a tile is cut into pieces held by consecutive blocks, each
+// piece the first or the last unit of its block's range. Block b + j, holding a piece after the
+// start, writes its float32 partial tile to its slot and sets its flag; the block holding the
+// start waits for each flag and adds the partials in block order to its own accumulators before
+// its epilogue, so that every element is summed in the same order every run (no atomics).
+// Where the last wave is under a quarter of the grid (or its k-steps fewer than the blocks), a
+// range would be under a quarter of a tile (or empty), the start's block adding 4 or more
+// partials: there the whole wave before it is cut too, every range at least a tile long.
+// Plain constexpr (the kernel calls them, --expt-relaxed-constexpr): the CPU tests walk the same
+// schedule.
+constexpr int stream_k_tiles(long long tiles, int grid, int k_tiles) {
   if (grid < 1 || tiles <= grid || tiles % grid == 0) return 0;
-  return static_cast<int>(tiles < 2LL * grid ? tiles : tiles % grid + grid);
+  const long long last = tiles % grid;
+  const bool last_alone = 4 * last >= grid && last * k_tiles >= grid;
+  return static_cast<int>(last_alone ? last : last + grid);
 }
 // A block's unit of work: k-steps [kt_begin, kt_end) of tile `tile` (in grouped order). A stream-K
 // unit with kt_begin > 0 is a partial for the block before; one that starts at 0 and ends before
-// k_tiles waits for the block after.
+// k_tiles adds the partials of the `partials` blocks after this one.
 struct WorkUnit {
   int tile, kt_begin, kt_end;
+  int partials = 0;
 };
 // Calls visit(WorkUnit) for each of block b's units in order: its data-parallel tiles, then its
 // stream-K range.
 template <class Visit>
 constexpr void stream_k_walk(int b, int grid, int tiles, int k_tiles, Visit&& visit) {
-  const int sk_tiles = stream_k_tiles(tiles, grid), dp_tiles = tiles - sk_tiles;
+  const int sk_tiles = stream_k_tiles(tiles, grid, k_tiles), dp_tiles = tiles - sk_tiles;
   for (int t = b; t < dp_tiles; t += grid) visit(WorkUnit{t, 0, k_tiles});
   const long long steps = static_cast<long long>(sk_tiles) * k_tiles;
-  long long at = steps * b / grid;
-  const long long end = steps * (b + 1) / grid;
+  const auto range_start = [&](int block) { return steps * block / grid; };
+  long long at = range_start(b);
+  const long long end = range_start(b + 1);
   while (at < end) {
     const int t = static_cast<int>(at / k_tiles), first = static_cast<int>(at - static_cast<long long>(t) * k_tiles);
     const int last = end - at < k_tiles - first ? first + static_cast<int>(end - at) : k_tiles;
-    visit(WorkUnit{dp_tiles + t, first, last});
+    int partials = 0;  // the blocks after b whose ranges start inside tile t
+    if (first == 0 && last < k_tiles)
+      while (b + partials + 1 < grid && range_start(b + partials + 1) < (t + 1LL) * k_tiles) ++partials;
+    visit(WorkUnit{dp_tiles + t, first, last, partials});
     at += last - first;
   }
 }

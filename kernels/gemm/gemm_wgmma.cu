@@ -285,16 +285,24 @@ void launch_wgmma_swap(const DeviceTensor& a, const DeviceTensor& b, const Devic
 }
 
 namespace {
-// A stream-K configuration's blocks on this device where it cuts tiles (0 where it does not).
+// The tiles a stream-K configuration cuts on this device (its grid: one block a multiprocessor;
+// k-steps of 64 16-bit elements), and its blocks where it cuts any (0 where it does not).
+int stream_k_cut_tiles(const WgmmaConfig& w, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return w.streamk && k > 0 ? stream_k_tiles(wgmma_tiles(w, m, n), current_device_limits().sms, static_cast<int>((k + 63) / 64))
+                            : 0;
+}
 int stream_k_blocks(const WgmmaConfig& w, std::int64_t m, std::int64_t n, std::int64_t k) {
-  const int sms = current_device_limits().sms;
-  const std::int64_t tiles = ((m + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((n + w.bn - 1) / w.bn);
-  return w.streamk && k > 0 && stream_k_tiles(tiles, sms) > 0 ? sms : 0;
+  return stream_k_cut_tiles(w, m, n, k) > 0 ? current_device_limits().sms : 0;
 }
 std::size_t stream_k_slot_bytes(const WgmmaConfig& w) {
   return static_cast<std::size_t>(WgmmaConfig::kBM) * static_cast<std::size_t>(w.bn) * sizeof(float);
 }
 }  // namespace
+
+int wgmma_stream_k_tiles(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;
+  return stream_k_cut_tiles(kWgmmaConfigs[index], m, n, k);
+}
 
 std::size_t wgmma_counters_bytes(std::size_t index, std::int64_t m, std::int64_t n, std::int64_t k) {
   if (index >= kWgmmaConfigs.size() || !hopper_problem().empty()) return 0;

@@ -403,19 +403,19 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         cluster_sync_relaxed();
       }
     };
-    // kStreamK: where a tile is cut between this block and the next (stream_k_walk), the float32
-    // partial tile goes through global memory (`partials`: one slot of kBM x BN floats a block;
-    // `counters`: one flag a block, zero at launch and again at exit). Each consumer thread writes
-    // and reads its own accumulators, float4 q of thread i at (q x 256 + i) x 16 bytes of the
-    // slot, so a warp's accesses are 512 contiguous bytes. A unit that does not start the tile
-    // (the first of this block's stream-K range) writes its accumulators to this block's slot,
-    // fences them, and one thread sets the flag once both consumers have (false: no epilogue). A
-    // unit that starts the tile but stops short of K (the last of this block's range) waits for the
-    // next block's flag, clears it, reads that block's slot through L2 (ld.global.cg: never a
-    // stale L1 line) and adds it to v, its own k-steps first (the same order every run), then
-    // goes on to the epilogue as a whole tile does (true). The next block holds that partial as its
-    // first unit, so the wait is short, and every block of the persistent grid is resident (one a
-    // multiprocessor, at most as many as there are), so it ends.
+    // kStreamK: where a tile is cut between blocks (stream_k_walk), the float32 partial tiles go
+    // through global memory (`partials`: one slot of kBM x BN floats a block; `counters`: one flag
+    // a block, zero at launch and again at exit). Each consumer thread writes and reads its own
+    // accumulators, float4 q of thread i at (q x 256 + i) x 16 bytes of the slot, so a warp's
+    // accesses are 512 contiguous bytes. A unit that does not start the tile (the first of this
+    // block's stream-K range) writes its accumulators to this block's slot, fences them, and one
+    // thread sets the flag once both consumers have (false: no epilogue). A unit that starts the
+    // tile but stops short of K (the last of this block's range) takes the unit.partials blocks
+    // after this one in order: waits for the block's flag, clears it, reads its slot through L2
+    // (ld.global.cg: never a stale L1 line) and adds it to v, so the sum's order is the same every
+    // run; then it goes on to the epilogue as a whole tile does (true). Those blocks hold their
+    // partials as their first units, so the waits are short, and every block of the persistent
+    // grid is resident (one a multiprocessor, at most as many as there are), so they end.
     const auto stream_k_fixup = [&](float(&v)[G::kAccumulators], const WorkUnit& unit) {
       constexpr int kQuads = G::kAccumulators / 4, kThreadsC = G::kConsumers * 128;
       const int ctid = consumer * 128 + tid;
@@ -429,30 +429,32 @@ __global__ void __launch_bounds__(WgmmaGemm<T, BN, STAGES, kTmaStore, CLUSTER, k
         if (ctid == 0) atomicExch(&counters[blockIdx.x], 1u);
         return false;
       }
-      if (unit.kt_end == k_tiles) return true;
-      if (ctid == 0) {
-        volatile unsigned* const flag = counters + blockIdx.x + 1;
-        while (*flag == 0) {
+      for (int j = 1; j <= unit.partials; ++j) {
+        const int from = static_cast<int>(blockIdx.x) + j;
+        if (ctid == 0) {
+          volatile unsigned* const flag = counters + from;
+          while (*flag == 0) {
+          }
+          *flag = 0;  // ready for the next launch
         }
-        *flag = 0;  // ready for the next launch
-      }
-      named_barrier(G::kConsumersBarrier, kThreadsC);
-      __threadfence();
-      if constexpr (F == Fault::skip_stream_k_partial) return true;
-      const float4* const next = slots + static_cast<std::int64_t>(blockIdx.x + 1) * kQuads * kThreadsC + ctid;
-      // Eight float4 loads in flight at a time: 32 registers beside the accumulators' BN / 2.
-      constexpr int kGroup = kQuads < 8 ? kQuads : 8;
+        named_barrier(G::kConsumersBarrier, kThreadsC);
+        __threadfence();
+        if constexpr (F == Fault::skip_stream_k_partial) continue;
+        const float4* const next = slots + static_cast<std::int64_t>(from) * kQuads * kThreadsC + ctid;
+        // Eight float4 loads in flight at a time: 32 registers beside the accumulators' BN / 2.
+        constexpr int kGroup = kQuads < 8 ? kQuads : 8;
 #pragma unroll
-      for (int q0 = 0; q0 < kQuads; q0 += kGroup) {
-        float4 p[kGroup];
+        for (int q0 = 0; q0 < kQuads; q0 += kGroup) {
+          float4 p[kGroup];
 #pragma unroll
-        for (int d = 0; d < kGroup; ++d) p[d] = __ldcg(next + (q0 + d) * kThreadsC);
+          for (int d = 0; d < kGroup; ++d) p[d] = __ldcg(next + (q0 + d) * kThreadsC);
 #pragma unroll
-        for (int d = 0; d < kGroup; ++d) {
-          v[4 * (q0 + d)] += p[d].x;
-          v[4 * (q0 + d) + 1] += p[d].y;
-          v[4 * (q0 + d) + 2] += p[d].z;
-          v[4 * (q0 + d) + 3] += p[d].w;
+          for (int d = 0; d < kGroup; ++d) {
+            v[4 * (q0 + d)] += p[d].x;
+            v[4 * (q0 + d) + 1] += p[d].y;
+            v[4 * (q0 + d) + 2] += p[d].z;
+            v[4 * (q0 + d) + 3] += p[d].w;
+          }
         }
       }
       return true;
@@ -670,7 +672,7 @@ CUtensorMap make_operand_map(const T* base, std::int64_t rows, std::int64_t cols
 // the grid, zero); without, splits is 1 and C (contiguous [M, N]) is written, or, kTransposedC
 // (W.direct only), its transpose: c holds C^T [N, M] of row stride ldc. Sets the kernel's
 // shared-memory limit the first time. W.streamk: splits is 1 whatever it says, and where
-// stream_k_tiles(tiles, grid) > 0, partials holds a slot of 128 x W.bn floats and counters a flag
+// stream_k_tiles(tiles, grid, k_tiles) > 0, partials holds a slot of 128 x W.bn floats and counters a flag
 // (zero) for each block of the grid (nullptr: cudaErrorInvalidValue).
 template <class T, WgmmaConfig W, bool kAMajorM, bool kBMajorN, Fault F = Fault::none, bool kTransposedC = false>
 cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, int m, int n,
@@ -712,7 +714,8 @@ cudaError_t launch_wgmma_mainloop(const T* a, std::int64_t lda, const T* b, std:
     static const int resident = resident_clusters(kernel, kClusterBlocks, G::kThreads, G::kSmemBytes);
     if (resident > 0 && clusters > resident) clusters = resident;
   }
-  if (W.streamk && stream_k_tiles(units, static_cast<int>(clusters)) > 0 && (partials == nullptr || counters == nullptr))
+  if (W.streamk && stream_k_tiles(units, static_cast<int>(clusters), (k + G::kBK - 1) / G::kBK) > 0 &&
+      (partials == nullptr || counters == nullptr))
     return cudaErrorInvalidValue;
   const LaunchShape shape{.grid = dim3(static_cast<unsigned>((clusters > 0 ? clusters : 1) * kClusterBlocks)),
                           .block = dim3(G::kThreads),

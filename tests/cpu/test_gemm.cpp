@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -274,16 +275,20 @@ TEST(GemmTiles, ClusterSplitChunksCoverTheTileOnce) {
 }
 
 // Stream-K's schedule (stream_k_walk, the kernel's own): over every block of the grid, each k-step
-// of each tile is done once; a block's units are its data-parallel tiles then its stream-K range;
-// a cut tile is cut once, its start the last unit of block b and its rest the first of b + 1 (the
-// pair stream_k_fixup joins); the blocks' stream-K ranges differ by one k-step at most.
-TEST(GemmTiles, StreamKWalkCoversEveryStepOnceAndCutsATileOnce) {
-  int cut_tiles = 0;
+// of each tile is done once; a block's units are its data-parallel tiles then its stream-K range,
+// which is never empty; the blocks' ranges differ by one k-step at most. A cut tile's pieces are
+// held by consecutive blocks in order of K: its start is the last unit of block b, each later
+// piece the first stream-K unit of one of blocks b + 1, ..., b + partials (so a block writes one partial at
+// most, and the one stream_k_fixup adds are exactly those), at most five pieces where the last
+// wave is cut alone; with the wave before, a tile is cut once.
+TEST(GemmTiles, StreamKWalkCoversEveryStepOnceAndJoinsEachCutTile) {
+  int cut_tiles = 0, many_pieces = 0;
   for (const int grid : {1, 3, 7, 132})
-    for (const int tiles : {1, grid - 1, grid, grid + 1, 2 * grid - 1, 2 * grid, 2 * grid + 5, 15 * grid + 68})
-      for (const int k_tiles : {1, 2, 5, 64}) {
+    for (const int tiles : {1, grid - 1, grid, grid + 1, 2 * grid - 1, 2 * grid, 2 * grid + 5, 15 * grid + 68,
+                            27 * grid + 20, 3 * grid + grid / 4})
+      for (const int k_tiles : {1, 2, 5, 8, 64}) {
         if (tiles < 1) continue;
-        const int sk = stream_k_tiles(tiles, grid), launched = std::min(tiles, grid);  // the kernel's grid
+        const int sk = stream_k_tiles(tiles, grid, k_tiles), launched = std::min(tiles, grid);  // the kernel's grid
         std::vector<int> done(static_cast<std::size_t>(tiles) * k_tiles, 0);
         std::vector<std::vector<WorkUnit>> units(static_cast<std::size_t>(launched));
         long long lo = 1LL << 40, hi = 0;
@@ -298,38 +303,61 @@ TEST(GemmTiles, StreamKWalkCoversEveryStepOnceAndCutsATileOnce) {
             if (w.tile >= tiles - sk) {
               sk_steps += w.kt_end - w.kt_begin;
             } else {
-              ASSERT_TRUE(w.kt_begin == 0 && w.kt_end == k_tiles) << "a data-parallel tile is whole";
+              ASSERT_TRUE(w.kt_begin == 0 && w.kt_end == k_tiles && w.partials == 0) << "a data-parallel tile is whole";
             }
           }
           if (sk > 0) lo = std::min(lo, sk_steps), hi = std::max(hi, sk_steps);
         }
-        for (std::size_t s = 0; s < done.size(); ++s) ASSERT_EQ(done[s], 1) << grid << " " << tiles << " " << k_tiles;
+        const std::string where = std::to_string(grid) + " " + std::to_string(tiles) + " " + std::to_string(k_tiles);
+        for (std::size_t s = 0; s < done.size(); ++s) ASSERT_EQ(done[s], 1) << where;
         if (sk > 0) {
-          EXPECT_LE(hi - lo, 1) << grid << " " << tiles << " " << k_tiles;
+          EXPECT_GE(lo, 1) << where << ": a block with an empty range";
+          EXPECT_LE(hi - lo, 1) << where;
         }
         for (int b = 0; b < launched; ++b)
           for (std::size_t i = 0; i < units[b].size(); ++i) {
             const WorkUnit& w = units[b][i];
-            if (w.kt_begin > 0) {  // the rest of a cut tile: b's first stream-K unit, to the end of K
-              ASSERT_GT(b, 0);
-              ASSERT_EQ(w.kt_end, k_tiles);
-              ASSERT_TRUE(i == 0 || units[b][i - 1].tile < tiles - sk) << "first of the stream-K range";
-              const WorkUnit& start = units[b - 1].back();
-              ASSERT_EQ(start.tile, w.tile);
-              ASSERT_EQ(start.kt_begin, 0);
-              ASSERT_EQ(start.kt_end, w.kt_begin);
-              ++cut_tiles;
+            if (w.kt_begin > 0) {  // a later piece of a cut tile: b's first stream-K unit
+              ASSERT_GT(b, 0) << where;
+              ASSERT_TRUE(i == 0 || units[b][i - 1].tile < tiles - sk) << where << ": first of the stream-K range";
+              ASSERT_EQ(w.partials, 0) << where;
             } else if (w.kt_end < k_tiles) {  // the start of a cut tile: b's last unit
-              ASSERT_EQ(i + 1, units[b].size());
-              ASSERT_LT(b + 1, launched);
+              ASSERT_EQ(i + 1, units[b].size()) << where;
+              ASSERT_GE(w.partials, 1) << where;
+              ASSERT_LT(b + w.partials, launched) << where;
+              int kt = w.kt_end;
+              for (int j = 1; j <= w.partials; ++j) {  // the pieces it adds: the next blocks' first stream-K units, in order of K
+                const auto& next = units[b + j];
+                const auto found = std::find_if(next.begin(), next.end(), [&](const WorkUnit& u) { return u.tile >= tiles - sk; });
+                ASSERT_NE(found, next.end()) << where;
+                const WorkUnit& piece = *found;
+                ASSERT_EQ(piece.tile, w.tile) << where;
+                ASSERT_EQ(piece.kt_begin, kt) << where;
+                kt = piece.kt_end;
+              }
+              ASSERT_EQ(kt, k_tiles) << where << ": the pieces end where K does";
+              ++cut_tiles;
+              if (sk < grid) {
+                EXPECT_LE(w.partials, 4) << where;
+                many_pieces += w.partials > 1;
+              } else {
+                EXPECT_EQ(w.partials, 1) << where;
+              }
+            } else {
+              ASSERT_EQ(w.partials, 0) << where;
             }
           }
       }
   EXPECT_GT(cut_tiles, 100);
-  EXPECT_EQ(stream_k_tiles(2048, 132), 68 + 132);  // 16384x4096 at 128 x 256: 15.5 waves
-  EXPECT_EQ(stream_k_tiles(200, 132), 200);        // under two waves: all
-  EXPECT_EQ(stream_k_tiles(264, 132), 0);          // whole waves
-  EXPECT_EQ(stream_k_tiles(100, 132), 0);          // under one
+  EXPECT_GT(many_pieces, 10);
+  EXPECT_EQ(stream_k_tiles(2048, 132, 64), 68);        // 16384x4096 at 128 x 256: 15.5 waves, the last cut
+  EXPECT_EQ(stream_k_tiles(512, 132, 64), 116);        // 4096^3: 3.9 waves
+  EXPECT_EQ(stream_k_tiles(3584, 132, 64), 20 + 132);  // 8192x14336x4096: 27.2 waves; 20 alone would be 4.8 steps a block
+  EXPECT_EQ(stream_k_tiles(200, 132, 64), 68);         // under two waves
+  EXPECT_EQ(stream_k_tiles(140, 132, 64), 140);        // under two waves, the last thin: all
+  EXPECT_EQ(stream_k_tiles(170, 132, 2), 170);         // 38 tiles of 2 steps: under a step a block
+  EXPECT_EQ(stream_k_tiles(264, 132, 64), 0);          // whole waves
+  EXPECT_EQ(stream_k_tiles(100, 132, 64), 0);          // under one
 }
 
 // Split-K only where the tiles leave most multiprocessors idle, never into ranges under 256.

@@ -1,10 +1,12 @@
-// Stream-K (WgmmaConfig::streamk; wgmma_128x256_sk and wgmma_128x192_sk): the last waves' tiles
-// cut by K among all the blocks of the persistent grid (stream_k_walk, gemm_tiles.hpp), a cut
-// tile's float32 partial written by the block that holds its end and added by the block that
-// holds its start (gemm_wgmma.cuh's stream_k_fixup).
+// Stream-K (WgmmaConfig::streamk; wgmma_128x256_sk and wgmma_128x192_sk): the last partial wave's
+// tiles (with the wave before, where that wave is thin) cut by K among all the blocks of the
+// persistent grid (stream_k_walk, gemm_tiles.hpp), a cut tile's float32 partials written by the
+// blocks that hold its later pieces and added in block order by the block that holds its start
+// (gemm_wgmma.cuh's stream_k_fixup).
 //   - Against the exact product (small integers: every float32 sum exact), on grids of 5, 7 and
-//     132 blocks, so that the cuts fall at different k-steps of different tiles; K of 2, 4, 5
-//     and 16 k-tiles (ragged); launched twice, since the first launch must leave its flags zero
+//     132 blocks, so that the cuts fall at different k-steps of different tiles, a tile in two to
+//     five pieces, and both schedules (the last wave alone, and with the wave before); K of 2, 4,
+//     5, 8 and 16 k-tiles (ragged); launched twice, since the first launch must leave its flags zero
 //     for the second, and checked that it did.
 //   - Two launches give the same bits on inputs whose sums are not exact (the order is fixed).
 //   - Where the tiles fill whole waves (or fewer than one) there is nothing to cut: no workspace.
@@ -34,15 +36,17 @@ static_assert(kStreamK256.streamk && kStreamK256.bn == 256 && kStreamK192.stream
 struct Shape {
   int m, n, k, blocks;
 };
-// Each cuts tiles at both widths (stream_k_tiles > 0, checked below).
+// Each cuts tiles at both widths (checked below). At 256 and 192 wide: the tiles cut, and the
+// k-steps of a block's range against a tile's.
 constexpr Shape kCutShapes[] = {
-    {1000, 1000, 1000, 7},  // 32 tiles at 256 (11 cut: 4 and a wave), 48 at 192; 16 k-tiles, the last 40 of K
-    {1000, 1000, 72, 5},    // 2 k-tiles: every block's range a little over one tile
-    {300, 1800, 264, 7},    // 5 k-tiles (ragged)
-    {2200, 2104, 200, 132}, // 162 and 198 tiles: under two waves of 132, all of them cut (N a multiple of 8: TMA)
+    {1000, 1000, 1000, 7},   // 4 of 32 tiles, 9.1 of 16 steps; 6 of 48, 13.7 (the last 40 of K ragged)
+    {1000, 1000, 72, 5},     // 7 of 32 (with the wave before: 2 tiles would give blocks under a step), 2.8 of 2; 3 of 48, 1.2
+    {300, 1800, 264, 7},     // 3 of 24, 2.1 of 5 (ragged); 2 of 30, 1.4: up to five pieces a tile
+    {2200, 2104, 200, 132},  // 162 of 162 (30 would be under a quarter of 132), 4.9 of 4; 66 of 198, 2 (N: TMA needs 8s)
+    {5504, 1024, 512, 132},  // 40 of 172, 2.4 of 8: four or five pieces; 126 of 258, 7.6
 };
 
-int tiles_of(const WgmmaConfig& w, int m, int n) { return ((m + 127) / 128) * ((n + w.bn - 1) / w.bn); }
+int k_tiles_of(const Shape& s) { return (s.k + 63) / 64; }
 
 // A and B ([M, K] and [K, N] rows) as float16 bits from av and bv.
 struct Operands {
@@ -114,8 +118,8 @@ TEST(GemmGpu, WgmmaStreamKMatchesTheExactProduct) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
   for (const Shape& s : kCutShapes) {
-    ASSERT_GT(stream_k_tiles(tiles_of(kStreamK256, s.m, s.n), s.blocks), 0) << s.m << "x" << s.n;
-    ASSERT_GT(stream_k_tiles(tiles_of(kStreamK192, s.m, s.n), s.blocks), 0) << s.m << "x" << s.n;
+    ASSERT_GT(stream_k_tiles(wgmma_tiles(kStreamK256, s.m, s.n), s.blocks, k_tiles_of(s)), 0) << s.m << "x" << s.n;
+    ASSERT_GT(stream_k_tiles(wgmma_tiles(kStreamK192, s.m, s.n), s.blocks, k_tiles_of(s)), 0) << s.m << "x" << s.n;
     EXPECT_EQ(exact_differences<kStreamK256>(s), 0);
     EXPECT_EQ(exact_differences<kStreamK192>(s), 0);
   }
@@ -126,7 +130,7 @@ TEST(GemmGpu, WgmmaStreamKWithoutCutsNeedsNoWorkspace) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
   for (const Shape& s : {Shape{1000, 1000, 264, 132}, Shape{1000, 1024, 264, 4}}) {
-    ASSERT_EQ(stream_k_tiles(tiles_of(kStreamK256, s.m, s.n), s.blocks), 0);
+    ASSERT_EQ(stream_k_tiles(wgmma_tiles(kStreamK256, s.m, s.n), s.blocks, k_tiles_of(s)), 0);
     std::vector<double> av(static_cast<std::size_t>(s.m) * s.k, 1.0), bv(static_cast<std::size_t>(s.k) * s.n, 1.0);
     const Operands x(av, bv);
     DeviceBuffer dc(static_cast<std::size_t>(s.m) * s.n * 2);
@@ -151,7 +155,8 @@ TEST(GemmGpu, WgmmaStreamKWithoutCutsNeedsNoWorkspace) {
 }
 
 // Sums that float32 rounds: the bits depend on the order of the additions, which stream-K fixes
-// (a cut tile's own k-steps, then the next block's partial), so two launches agree bit for bit.
+// (a cut tile's own k-steps, then the later blocks' partials in block order), so two launches
+// agree bit for bit.
 TEST(GemmGpu, WgmmaStreamKGivesTheSameBitsTwice) {
   KB_REQUIRE_GPU();
   if (!hopper_problem().empty()) GTEST_SKIP() << hopper_problem();
