@@ -119,8 +119,8 @@ struct WgmmaConfig {
 // pairs, 128 blocks) reads HBM at 2.18 TB/s on an H100 against _ks2's 1.83 from 64 blocks.
 // 9 stages of 24 KiB (216 KiB), the 128 x 72 floats of the sum (36 KiB) within them.
 // 128 x 256 and 128 x 192 with stream-K (_sk): the large tiles' own stages and epilogue, the
-// last wave shared out (session 26 also cut the wave before it: on an H100 2-9% faster than
-// 128 x 192 alone, but 28% slower than 128 x 256 alone at 4096^3: docs/kernels.md).
+// last wave shared out (on a power-capped H100, session 27: 128 x 192's 1-7% faster than it alone
+// in 12 of 15 cells, 128 x 256's mostly 0-3% slower; docs/kernels.md).
 inline constexpr std::array<WgmmaConfig, 12> kWgmmaConfigs{{{256, 3},
                                                            {256, 4, true},
                                                            {192, 4},
