@@ -7,27 +7,52 @@
 
 namespace kbench {
 
-// Bytes of workspace the barrier takes: two counters, kept at 16 bytes so that what follows
-// stays aligned for vector accesses.
-constexpr std::size_t kGridBarrierBytes = 16;
+// Bytes of workspace the barrier takes: the arrival count and the generation, a 128-byte line
+// apart (the blocks that spin on the generation do not share a line with the arrivals' atomics),
+// kept at 256 bytes so that what follows stays aligned for vector accesses.
+constexpr std::size_t kGridBarrierBytes = 256;
+constexpr int kGenerationWord = 32;  // counters[kGenerationWord]: the generation
 
-// `counters` (two unsigned) are zero when the grid starts: the workspace starts zeroed, and the
-// last block out of the barrier sets both back, so the next launch on the same workspace finds
-// them so (the harness's check launches twice on one workspace and compares the bits). Every
-// thread of every block calls it; the writes of all blocks before it are visible to all threads
-// after it.
+// `counters` start with a zero arrival count (the workspace starts zeroed, and the last block to
+// arrive sets it back) and any generation. Every thread of every block calls it; the writes of
+// all blocks before it are visible to all threads after it. Each block reads the generation
+// before it arrives; the last to arrive resets the count and moves the generation on, and the
+// others spin until they see it move: one atomic a block. (The counting barrier below also
+// counted the blocks out, one atomic each on one address that every block waited for before it
+// went on, so that the last one out could reset both counters.)
 __device__ __forceinline__ void grid_barrier(unsigned* counters, unsigned blocks) {
   __syncthreads();  // the block's writes are done
   if (threadIdx.x == 0) {
-    __threadfence();  // and visible GPU-wide before the count says so
+    unsigned* const generation = counters + kGenerationWord;
+    unsigned seen = 0;
+    asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(generation) : "memory");
+    __threadfence();  // the block's writes visible GPU-wide, and the read above done, before the arrival
+    if (atomicAdd(&counters[0], 1u) == blocks - 1) {
+      counters[0] = 0;  // every block has arrived: ready for the next barrier or launch
+      __threadfence();  // every block's writes, seen through the count, before the release
+      asm volatile("st.release.gpu.u32 [%0], %1;" ::"l"(generation), "r"(seen + 1) : "memory");
+    } else {
+      unsigned now = seen;
+      do {
+        asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(generation) : "memory");
+      } while (now == seen);
+    }
+  }
+  __syncthreads();
+}
+
+// The counting barrier sessions 14 to 27 ran (both counters zero at the start and left zero):
+// kept beside grid_barrier while the two are measured against each other.
+__device__ __forceinline__ void grid_barrier_counting(unsigned* counters, unsigned blocks) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
     atomicAdd(&counters[0], 1u);
     unsigned arrived = 0;
     do {
       asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(arrived) : "l"(counters) : "memory");
     } while (arrived < blocks);
     __threadfence();
-    // Every block has left the spin above once the departures reach `blocks`: the last one out
-    // may reset both counters.
     if (atomicAdd(&counters[1], 1u) == blocks - 1) {
       counters[0] = 0;
       counters[1] = 0;

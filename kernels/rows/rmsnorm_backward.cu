@@ -251,23 +251,25 @@ __device__ __forceinline__ int write_dw_partial(float* dw_slots, int rows_per_bl
   return static_cast<int>(gridDim.x) / (clustered ? kDwCluster : 1);
 }
 
-// dw[c] = the sum of the `count` partial rows at column c, in a fixed order: warp w of the
-// block's nw warps adds rows w, w + nw, ... (Kahan), then the warps' sums are added in warp
-// order; nw is fixed for a launch (the finalize kernel's is a function of count alone,
-// finalize_warps; the resident kernel's is its block's), so the order is too. A block takes
-// 32 columns, one 128-byte line of each row. The loads go kFinalizeBatch at a time ahead of
-// the adds (the order of the adds stays the rows'): with 8 warps and one load at a time the
-// finalize kernel waited on L2 once per row, 11 us of the 47 us of float16 4096x4096 and 23 us
-// at float32 16384x1024 (1320 partials), in ncu; 32 warps and 8 loads took 6.2 and 5.7 us.
-// `sums` is the block's scratch, [column][warp]; the caller syncs before reusing it.
+// dw[c] = the sum of the `count` partial rows at column c, in a fixed order: a block takes a
+// tile of `cols` columns (32, 16 or 8: 128, 64 or 32 bytes of each row), and its threads split
+// into groups of `cols`, group i of the block's n adding rows i, i + n, ... (Kahan); then the
+// groups' sums are added in group order. cols and n are fixed for a launch (the finalize
+// kernel's cols is 32 and its n a function of count alone, finalize_warps; the resident
+// kernel's, grid_sum_cols of its count, width and grid), so the order is too. The loads go
+// kFinalizeBatch at a time ahead of the adds (the order of the adds stays the rows'): with 8
+// warps and one load at a time the finalize kernel waited on L2 once per row, 11 us of the 47 us
+// of float16 4096x4096 and 23 us at float32 16384x1024 (1320 partials), in ncu; 32 warps and 8
+// loads took 6.2 and 5.7 us. `sums` is the block's scratch, [column][group]; the caller syncs
+// before reusing it.
 constexpr int kFinalizeMaxWarps = 32;
 constexpr int kFinalizeBatch = 8;
 
-template <class T, int MaxWarps>
-__device__ __forceinline__ void sum_partial_tile(const float* partial, int count, int width, int tile,
-                                                 float (&sums)[32][MaxWarps + 1], T* dw) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  const int c = tile * 32 + lane;
+template <class T, int MaxGroups>
+__device__ __forceinline__ void sum_partial_tile(const float* partial, int count, int width, int tile, int cols,
+                                                 float (&sums)[32][MaxGroups + 1], T* dw) {
+  const int lane = threadIdx.x % cols, group = threadIdx.x / cols, groups = blockDim.x / cols;
+  const int c = tile * cols + lane;
   KahanSum acc;
   if (c < width) {
     const float* column = partial + c;
@@ -275,23 +277,39 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
     // A batch past the last row is predicated, not a loop of its own: with 77 partials and 16
     // warps every warp has 4-5 rows, and a remainder loop of one load at a time waited on L2
     // for each (the finalize took 4.54 of float16 4096x4096's 44 us in ncu).
-    for (int g = warp; g < count; g += kFinalizeBatch * nw) {
+    for (int g = group; g < count; g += kFinalizeBatch * groups) {
       float v[kFinalizeBatch];
 #pragma unroll
-      for (int u = 0; u < kFinalizeBatch; ++u) v[u] = g + u * nw < count ? at_row(g + u * nw) : 0.0f;
+      for (int u = 0; u < kFinalizeBatch; ++u) v[u] = g + u * groups < count ? at_row(g + u * groups) : 0.0f;
 #pragma unroll
       for (int u = 0; u < kFinalizeBatch; ++u)
-        if (g + u * nw < count) acc.add(v[u]);  // the rows' order, as before: the same bits
+        if (g + u * groups < count) acc.add(v[u]);  // the rows' order, as before: the same bits
     }
   }
-  sums[lane][warp] = acc.value();
+  sums[lane][group] = acc.value();
   __syncthreads();
-  if (warp == 0 && c < width) {
+  if (group == 0 && c < width) {
     float s = 0.0f;
-    for (int i = 0; i < nw; ++i) s += sums[lane][i];
+    for (int i = 0; i < groups; ++i) s += sums[lane][i];
     dw[c] = from_float<T>(s);
   }
 }
+
+// The resident kernel's tile width for its grid sum: the widest of 32, 16 and 8 columns at which
+// a thread's rows are one batch of loads, while the grid still takes every tile at once. At
+// float16 4096x4096 (62 partial rows, 128 threads, 496 blocks) 32 columns left 368 of the blocks
+// idle and gave each thread two batches, one L2 round trip after the other; 16 columns use 256
+// blocks, one batch each.
+__device__ __forceinline__ int grid_sum_cols(int count, int width) {
+  int cols = 32;
+  const auto batches = [&](int k) { return (count + kFinalizeBatch * (blockDim.x / k) - 1) / (kFinalizeBatch * (blockDim.x / k)); };
+  while (cols > 8 && batches(cols) > 1 && (width + cols / 2 - 1) / (cols / 2) <= static_cast<int>(gridDim.x)) cols /= 2;
+  return cols;
+}
+
+// The grid sum's end (the resident kernel's `end`): the generation barrier and grid_sum_cols'
+// tiles; the counting barrier with them; session 27's end, the counting barrier and tiles of 32.
+enum GridSumEnd : int { kEndGeneration = 0, kEndCountingBarrier = 1, kEndSession27 = 2 };
 
 // dw: each thread owns its columns' entries (a thread's columns are the same in every row), so
 // no ordering between threads is needed and the sums are the same from run to run. Where they
@@ -303,14 +321,15 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
 // At the end the slots are folded into partial rows (write_dw_partial), and those are summed
 // into dw (GridSum):
 //   by this kernel, after a barrier across the grid (it is resident at once: resident_grid),
-//     each block taking tiles of 32 columns: no second kernel, no wait for this one's end;
+//     each block taking tiles of grid_sum_cols columns: no second kernel, no wait for this one's end;
 //   by the finalize kernel after it.
 // `partial` is gridDim.x x width floats, null when the weight is frozen; `barrier`, GridSum's
-// two counters; `dw_out`, dw (T) for GridSum.
+// counters; `dw_out`, dw (T) for GridSum. `end` (GridSumEnd) picks the barrier and tile width
+// while session 28 measures them against session 27's.
 template <class T, int K, bool WithDh, bool WithDw, bool Aligned, bool DwRegs, bool GridSum>
 __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentBlocks : 1)
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
-                                void* dw_out, unsigned* barrier) {
+                                void* dw_out, unsigned* barrier, int end) {
   static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
   extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
   __shared__ float2 scratch[32];
@@ -410,11 +429,13 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     }
     const int count = write_dw_partial<T, Aligned>(dw_slots, rows_per_block, width, nvec, partial);
     if constexpr (GridSum) {
-      __shared__ float sums[32][kRules.max_threads(K) / 32 + 1];
-      grid_barrier(barrier, gridDim.x);
-      for (int tile = blockIdx.x; tile * 32 < width; tile += gridDim.x) {
-        sum_partial_tile<T, kRules.max_threads(K) / 32>(partial, count, width, tile, sums, static_cast<T*>(dw_out));
-        __syncthreads();  // warp 0 has read `sums` before the next tile writes it
+      __shared__ float sums[32][kRules.max_threads(K) / 8 + 1];
+      if (end == kEndSession27 || end == kEndCountingBarrier) grid_barrier_counting(barrier, gridDim.x);
+      else grid_barrier(barrier, gridDim.x);
+      const int cols = end == kEndSession27 ? 32 : grid_sum_cols(count, width);
+      for (int tile = blockIdx.x; tile * cols < width; tile += gridDim.x) {
+        sum_partial_tile<T, kRules.max_threads(K) / 8>(partial, count, width, tile, cols, sums, static_cast<T*>(dw_out));
+        __syncthreads();  // group 0 has read `sums` before the next tile writes it
       }
     }
   }
@@ -662,7 +683,7 @@ __global__ void __launch_bounds__(kFinalizeMaxWarps * 32)
     rmsnorm_bwd_finalize_kernel(const float* partial, int count, int width, T* dw) {
   __shared__ float sums[32][kFinalizeMaxWarps + 1];  // padded: no bank conflicts
   wait_for_previous_grid();  // launched overlapping the kernel that writes the partials
-  sum_partial_tile<T, kFinalizeMaxWarps>(partial, count, width, static_cast<int>(blockIdx.x), sums, dw);
+  sum_partial_tile<T, kFinalizeMaxWarps>(partial, count, width, static_cast<int>(blockIdx.x), 32, sums, dw);
 }
 
 // ---- eager: seven kernels -------------------------------------------------------------------
@@ -843,6 +864,7 @@ TileGrid tile_grid(std::int64_t rows, std::int64_t width, std::int64_t tile_cols
 struct DwWay {
   bool registers = true;
   bool grid_sum = true;
+  GridSumEnd end = kEndGeneration;  // with grid_sum
 };
 
 // With dh, dw in registers and the sum in the kernel; without dh, and in the 8-vector kernels
@@ -863,7 +885,7 @@ DwWay default_dw_way(const Case& c) {
 
 // The resident kernel for T, K and the case's flags, with its blocks and shared memory.
 struct ResidentLaunch {
-  void (*kernel)(Tensors, std::int64_t, int, int, float, float*, void*, unsigned*);
+  void (*kernel)(Tensors, std::int64_t, int, int, float, float*, void*, unsigned*, int);
   ResidentGrid grid;
   std::size_t shared;
 };
@@ -970,7 +992,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
     const LaunchShape shape{.grid = dim3(l.grid.blocks), .block = dim3(static_cast<unsigned>(plan.threads)),
                             .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster};
     KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial,
-                      dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier));
+                      dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier, static_cast<int>(way.end)));
     if (dw && !way.grid_sum) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
   }
   template <class T>
@@ -1036,13 +1058,13 @@ void launch_two_pass_split(const LaunchArgs& a) {
 }
 
 // auto's plan with dw kept and summed another way (kept beside auto while measured).
-template <bool Registers, bool GridSum>
+template <bool Registers, bool GridSum, GridSumEnd End = kEndGeneration>
 void launch_dw_way(const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   const RowPlan plan = plan_for(a.c, kRules, std::nullopt);
   RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.dw_way = DwWay{Registers, GridSum};
+  k.dw_way = DwWay{Registers, GridSum, End};
   launch_row_plan(kRules, plan, a, k);
 }
 
@@ -1121,7 +1143,20 @@ void register_rmsnorm_backward(Registry& r) {
                                  launch_dw_way<true, false>),
                     row_baseline(def.op.name, "dw_registers_grid_sum",
                                  "auto's plan, dw in registers, summed in the kernel after a grid barrier (auto's with dh)",
-                                 auto_workspace, launch_dw_way<true, true>)}) {
+                                 auto_workspace, launch_dw_way<true, true>),
+                    // Session 28's measurement of the grid sum's end (GridSumEnd), taken out after it.
+                    row_baseline(def.op.name, "dw_shared_grid_sum",
+                                 "auto's plan, dw in shared memory, summed in the kernel after a grid barrier",
+                                 auto_workspace, launch_dw_way<false, true>),
+                    row_baseline(def.op.name, "dw_registers_grid_sum_counting",
+                                 "dw_registers_grid_sum with the counting barrier", auto_workspace,
+                                 launch_dw_way<true, true, kEndCountingBarrier>),
+                    row_baseline(def.op.name, "dw_registers_grid_sum_s27",
+                                 "dw_registers_grid_sum with session 27's end: the counting barrier, tiles of 32 columns",
+                                 auto_workspace, launch_dw_way<true, true, kEndSession27>),
+                    row_baseline(def.op.name, "dw_shared_grid_sum_s27",
+                                 "dw_shared_grid_sum with session 27's end", auto_workspace,
+                                 launch_dw_way<false, true, kEndSession27>)}) {
     v.baseline = false;
     r.add_variant(std::move(v));
   }

@@ -125,6 +125,19 @@ TEST(RmsnormGpu, ResidualGradientAndFrozenWeight) {
         }
 }
 
+// The resident plan at sizes where its grid writes many partial rows of dw (at float16 4096x4096,
+// 62 clusters' rows over 4096 columns; at 16384x1024 more): there the grid sum takes tiles of 16
+// or 8 columns rather than 32 (grid_sum_cols), and the grid barrier, crossed by hundreds of
+// blocks, runs twice on one workspace (each check launches twice). The shapes of the tests
+// above leave fewer partial rows than one batch of loads, so the sum's tiles stay 32 wide there.
+TEST(RmsnormGpu, GridSumOverManyPartialRows) {
+  KB_REQUIRE_GPU();
+  for (double dh : {0.0, 1.0})
+    for (DType dt : kAllDTypes)
+      for (const Shape2& s : {Shape2{4096, 4096}, Shape2{16384, 1024}})
+        check_all(rms_case("rmsnorm_backward", dt, s.rows, s.cols, {{"dh", dh}}));
+}
+
 // The split plan at the edges of the cluster kernel's builds (rmsnorm_backward.cu): 4, 8 and
 // 16 columns a thread with clusters of 8 (to 16384, 32768, 65536 columns), clusters of 16 (to
 // 131072) and one past it (the two-pass kernels); one row (dw written by the one cluster) and
