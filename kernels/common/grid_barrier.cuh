@@ -17,9 +17,10 @@ constexpr int kGenerationWord = 32;  // counters[kGenerationWord]: the generatio
 // arrive sets it back) and any generation. Every thread of every block calls it; the writes of
 // all blocks before it are visible to all threads after it. Each block reads the generation
 // before it arrives; the last to arrive resets the count and moves the generation on, and the
-// others spin until they see it move: one atomic a block. (The counting barrier below also
+// others spin until they see it move: one atomic a block. (Sessions 14 to 27's barrier also
 // counted the blocks out, one atomic each on one address that every block waited for before it
-// went on, so that the last one out could reset both counters.)
+// went on, so that the last one out could reset both counters; measured against it in session
+// 28, this one was level with it or ahead by up to 0.8 us: docs/kernels.md.)
 __device__ __forceinline__ void grid_barrier(unsigned* counters, unsigned blocks) {
   __syncthreads();  // the block's writes are done
   if (threadIdx.x == 0) {
@@ -36,26 +37,6 @@ __device__ __forceinline__ void grid_barrier(unsigned* counters, unsigned blocks
       do {
         asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(generation) : "memory");
       } while (now == seen);
-    }
-  }
-  __syncthreads();
-}
-
-// The counting barrier sessions 14 to 27 ran (both counters zero at the start and left zero):
-// kept beside grid_barrier while the two are measured against each other.
-__device__ __forceinline__ void grid_barrier_counting(unsigned* counters, unsigned blocks) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(&counters[0], 1u);
-    unsigned arrived = 0;
-    do {
-      asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(arrived) : "l"(counters) : "memory");
-    } while (arrived < blocks);
-    __threadfence();
-    if (atomicAdd(&counters[1], 1u) == blocks - 1) {
-      counters[0] = 0;
-      counters[1] = 0;
     }
   }
   __syncthreads();
