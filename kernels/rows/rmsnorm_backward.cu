@@ -304,8 +304,12 @@ __device__ __forceinline__ void sum_partial_tile(const float* partial, int count
 // sum beside shared memory, within 0.4 us either way beside registers; auto's ways unchanged.
 __device__ __forceinline__ int grid_sum_cols(int count, int width) {
   int cols = 32;
-  const auto batches = [&](int k) { return (count + kFinalizeBatch * (blockDim.x / k) - 1) / (kFinalizeBatch * (blockDim.x / k)); };
-  while (cols > 8 && batches(cols) > 1 && (width + cols / 2 - 1) / (cols / 2) <= static_cast<int>(gridDim.x)) cols /= 2;
+  const auto batches = [&](int k) {
+    const int rows_a_batch = kFinalizeBatch * static_cast<int>(blockDim.x) / k;
+    return (count + rows_a_batch - 1) / rows_a_batch;
+  };
+  const auto tiles = [&](int k) { return (width + k - 1) / k; };
+  while (cols > 8 && batches(cols) > 1 && tiles(cols / 2) <= static_cast<int>(gridDim.x)) cols /= 2;
   return cols;
 }
 
