@@ -79,10 +79,17 @@ tools=${SANITIZE_TOOLS:-memcheck initcheck racecheck synccheck}
 limit=${SANITIZE_TIMEOUT_S:-${limit_default:-120}}
 jobs=${SANITIZE_JOBS:-1}
 
-# The full names of the tests a gtest filter selects.
+# The full names of the tests a gtest filter selects, in the order of its positive patterns (so a
+# filter that names the slow tests first starts them first: a slow test started last leaves the
+# GPU to it alone at the end), each once; the negative patterns apply to all of them.
 tests_for() {
-  "$bin" --gtest_list_tests --gtest_filter="$1" |
-    awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}' | grep -v DISABLED_  # helpers of other tests
+  local positive=${1%%:-*} negative=
+  [ "$positive" != "$1" ] && negative=-${1#*:-}
+  local IFS=:
+  for pattern in $positive; do
+    "$bin" --gtest_list_tests --gtest_filter="$pattern${negative:+:$negative}" |
+      awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}'
+  done | grep -v DISABLED_ | awk '!seen[$0]++'  # DISABLED_: helpers of other tests
 }
 
 # Runs one tool over one test (or, for broken_kernels.cu, over that tool's negative control)
@@ -125,7 +132,13 @@ if [ "${2:-}" = --one ]; then
   fi
   {
     echo "$tool $what: $verdict in $((SECONDS - t0)) s"
-    if [ $rc -ne 0 ]; then grep -A1 -E "^========= [A-Z]|FAILED|Failure|exception|Expected|Which is|Value of" "$log" | grep -v '^--$' | head -"$([ "$expect" = errors ] && echo 4 || echo 20)"; fi
+    if [ $rc -ne 0 ]; then
+      found=$(grep -A1 -E "^========= [A-Z]|FAILED|Failure|exception|Expected|Which is|Value of" "$log" | grep -v '^--$' | head -"$([ "$expect" = errors ] && echo 4 || echo 20)")
+      # Nothing that names a finding (session 28: racecheck ended one test with rc 9 and no
+      # line to say why): the log's last lines instead, and the host's memory, since a process
+      # the kernel's OOM killer ends leaves no message of its own.
+      if [ -n "$found" ]; then echo "$found"; else tail -8 "$log"; free -g | sed -n 2p; fi
+    fi
   } | flock "$SANITIZE_LOCK" cat  # one run's lines together
   rm -f "$log"
   exit 0
