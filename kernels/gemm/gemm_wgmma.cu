@@ -193,18 +193,23 @@ std::string wgmma_path(const DeviceTensor& a, const DeviceTensor& b, std::int64_
   return k > 0 && rows_aligned16(a) && rows_aligned16(b) ? "wgmma" : "simt";
 }
 
-int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms) {
-  const std::int64_t tiles = ((m + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((n + bn - 1) / bn);
-  if (2 * tiles >= sms) return 1;
+namespace {
+// K cut into as many ranges as `tiles` tiles need to fill `sms` multiprocessors about once, each
+// range at least 4 k-tiles (256 of K) long, at most 16: the forward's split-K and the swapped
+// product's alike.
+int k_ranges_to_fill(std::int64_t tiles, std::int64_t k, int sms) {
   const std::int64_t k_tiles = (k + 63) / 64;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
 }
+}  // namespace
+
+int wgmma_splits(std::int64_t m, std::int64_t n, std::int64_t k, int bn, int sms) {
+  const std::int64_t tiles = wgmma_tiles(WgmmaConfig{bn, 1}, m, n);
+  return 2 * tiles >= sms ? 1 : k_ranges_to_fill(tiles, k, sms);
+}
 
 int wgmma_swap_splits(std::int64_t m, std::int64_t n, std::int64_t k, int sms) {
-  const std::int64_t bn = wgmma_swap_config(m).bn;
-  const std::int64_t tiles = ((n + WgmmaConfig::kBM - 1) / WgmmaConfig::kBM) * ((m + bn - 1) / bn);
-  const std::int64_t k_tiles = (k + 63) / 64;
-  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>({sms / tiles, k_tiles / 4, 16})));
+  return k_ranges_to_fill(wgmma_swap_tiles(wgmma_swap_config(m), m, n), k, sms);
 }
 
 namespace {
