@@ -83,10 +83,10 @@ jobs=${SANITIZE_JOBS:-1}
 # filter that names the slow tests first starts them first: a slow test started last leaves the
 # GPU to it alone at the end), each once; the negative patterns apply to all of them.
 tests_for() {
-  local positive=${1%%:-*} negative=
+  local positive=${1%%:-*} negative= patterns pattern
   [ "$positive" != "$1" ] && negative=-${1#*:-}
-  local IFS=:
-  for pattern in $positive; do
+  IFS=: read -ra patterns <<<"$positive"  # split, not globbed: `*` is a gtest pattern here
+  for pattern in "${patterns[@]}"; do
     "$bin" --gtest_list_tests --gtest_filter="$pattern${negative:+:$negative}" |
       awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}'
   done | grep -v DISABLED_ | awk '!seen[$0]++'  # DISABLED_: helpers of other tests
@@ -133,11 +133,14 @@ if [ "${2:-}" = --one ]; then
   {
     echo "$tool $what: $verdict in $((SECONDS - t0)) s"
     if [ $rc -ne 0 ]; then
-      found=$(grep -A1 -E "^========= [A-Z]|FAILED|Failure|exception|Expected|Which is|Value of" "$log" | grep -v '^--$' | head -"$([ "$expect" = errors ] && echo 4 || echo 20)")
-      # Nothing that names a finding (session 28: racecheck ended one test with rc 9 and no
-      # line to say why): the log's last lines instead, and the host's memory, since a process
-      # the kernel's OOM killer ends leaves no message of its own.
-      if [ -n "$found" ]; then echo "$found"; else tail -8 "$log"; free -g | sed -n 2p; fi
+      grep -A1 -E "^========= [A-Z]|FAILED|Failure|exception|Expected|Which is|Value of" "$log" | grep -v '^--$' | head -"$([ "$expect" = errors ] && echo 4 || echo 20)"
+      # An exit status that is neither a finding nor the time limit (session 28: racecheck ended
+      # one test with rc 9 and only "process didn't terminate successfully"): the log's last
+      # lines too, and the host's free memory, since a process the OOM killer ends says nothing.
+      case $rc in
+        3 | 124) ;;
+        *) echo "  last lines of its log:"; tail -8 "$log" | sed 's/^/    /'; grep -m1 MemAvailable /proc/meminfo | sed 's/^/  host /' ;;
+      esac
     fi
   } | flock "$SANITIZE_LOCK" cat  # one run's lines together
   rm -f "$log"
