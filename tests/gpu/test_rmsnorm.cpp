@@ -130,12 +130,21 @@ TEST(RmsnormGpu, ResidualGradientAndFrozenWeight) {
 // or 8 columns rather than 32 (grid_sum_cols), and the grid barrier, crossed by hundreds of
 // blocks, runs twice on one workspace (each check launches twice). The shapes of the tests
 // above leave fewer partial rows than one batch of loads, so the sum's tiles stay 32 wide there.
+// check_all runs every variant that takes a case; the grid-sum variant must be among them, or
+// this test would pass without the sum it is for.
 TEST(RmsnormGpu, GridSumOverManyPartialRows) {
   KB_REQUIRE_GPU();
+  const Variant& grid_sum = registry().variant("rmsnorm_backward", "dw_registers_grid_sum");
+  int cases = 0;
   for (double dh : {0.0, 1.0})
     for (DType dt : kAllDTypes)
-      for (const Shape2& s : {Shape2{4096, 4096}, Shape2{16384, 1024}})
-        check_all(rms_case("rmsnorm_backward", dt, s.rows, s.cols, {{"dh", dh}}));
+      for (const Shape2& s : {Shape2{4096, 4096}, Shape2{16384, 1024}}) {
+        const Case c = rms_case("rmsnorm_backward", dt, s.rows, s.cols, {{"dh", dh}});
+        EXPECT_EQ(grid_sum.unsupported(c), "") << case_label(c);
+        check_all(c);
+        ++cases;
+      }
+  EXPECT_EQ(cases, 2 * 3 * 2);
 }
 
 // The split plan at the edges of the cluster kernel's builds (rmsnorm_backward.cu): 4, 8 and
