@@ -1,6 +1,8 @@
 #include "kernels/gemm/gemm_autotune.hpp"
 
+#include <atomic>
 #include <stdexcept>
+#include <string>
 
 namespace kbench::gemm {
 
@@ -42,5 +44,18 @@ Autotuner& gemm_autotuner() {
   static Autotuner tuner;
   return tuner;
 }
+
+namespace {
+std::atomic<int> g_tuning_samples{3};
+}
+
+void set_tuning_samples(int samples) {
+  if (samples < 1 || samples > kMaxTuningSamples)
+    throw std::out_of_range("gemm tuning samples must be in [1, " + std::to_string(kMaxTuningSamples) +
+                            "], got " + std::to_string(samples));
+  g_tuning_samples = samples;
+}
+
+int tuning_samples() { return g_tuning_samples; }
 
 }  // namespace kbench::gemm

@@ -53,4 +53,13 @@ class Autotuner {
 // The process's tuner, used by the `auto` variant.
 Autotuner& gemm_autotuner();
 
+// How many cold launches time each candidate (their median is its time): 3 unless set. The GPU
+// tests set 1 under compute-sanitizer, where the choice is not what is being checked and every
+// instrumented launch is slow: the tuning of `auto` was most of the launches of the every-variant
+// tests there. Each candidate is still launched (warm-up and timed launch) and so analysed.
+// Throws std::out_of_range outside [1, kMaxTuningSamples].
+inline constexpr int kMaxTuningSamples = 15;
+void set_tuning_samples(int samples);
+int tuning_samples();
+
 }  // namespace kbench::gemm

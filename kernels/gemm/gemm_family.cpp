@@ -29,6 +29,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "device/device_limits.hpp"
@@ -183,13 +184,12 @@ const L2Flusher& tuning_flusher() {
   return *f;
 }
 
-// Candidate i's time on the case's buffers: the median of kTuningSamples launches, each after an
+// Candidate i's time on the case's buffers: the median of tuning_samples() launches, each after an
 // L2 flush (cold), following a launch that warms it (lazy loading, its shared-memory limit); -1
 // when it cannot run. Cold, whatever the run's cache mode: a decode step's weights come from HBM,
 // and a warm timing misleads there. Timed warm (one launch, as before session 20), the tuner
 // picked wgmma_128x128 for bfloat16 1x4096x4096, whose operands (32 MiB) fit in the L2, while
 // cold it took 18.8 us against wgmma_swap's 13.8 (sweep-20261204T173556Z-0b55a0).
-constexpr int kTuningSamples = 3;
 double time_config(std::size_t i, const LaunchArgs& x) {
   if (i == kSwapCandidate && x.outputs[0].rows > kSwapCandidateMaxM) return -1;
   // The cluster's split-K (ksplit) only where the reduce kernel's would split: where the tiles
@@ -210,7 +210,7 @@ double time_config(std::size_t i, const LaunchArgs& x) {
     cudaEvent_t start, stop;
     KB_CUDA(cudaEventCreate(&start));
     KB_CUDA(cudaEventCreate(&stop));
-    std::array<float, kTuningSamples> ms{};
+    std::vector<float> ms(static_cast<std::size_t>(tuning_samples()));
     for (float& sample : ms) {
       flusher.flush(x.stream);
       KB_CUDA(cudaEventRecord(start, x.stream));
@@ -222,7 +222,7 @@ double time_config(std::size_t i, const LaunchArgs& x) {
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     std::sort(ms.begin(), ms.end());
-    return 1e3 * ms[kTuningSamples / 2];
+    return 1e3 * ms[ms.size() / 2];
   } catch (const CudaError&) {  // cannot launch here (its shared memory, say)
     return -1;
   } catch (const std::invalid_argument&) {  // its grid cannot cover the case

@@ -193,6 +193,16 @@ TEST(GemmAutotune, M33AndM40ShareOneTuningAndM100StartsAnother) {
   EXPECT_THROW(tuner.choose(tune_key(0, DType::f16, 2, 2, 2), 3, {2, 2, 2}, [](std::size_t) { return -1.0; }), std::runtime_error);
 }
 
+TEST(GemmAutotune, TuningSamplesDefaultToThreeAndRefuseOutOfRange) {
+  EXPECT_EQ(tuning_samples(), 3);
+  set_tuning_samples(1);
+  EXPECT_EQ(tuning_samples(), 1);
+  EXPECT_THROW(set_tuning_samples(0), std::out_of_range);
+  EXPECT_THROW(set_tuning_samples(kMaxTuningSamples + 1), std::out_of_range);
+  EXPECT_EQ(tuning_samples(), 1);  // a refused value leaves the last one
+  set_tuning_samples(3);
+}
+
 TEST(GemmTiles, EightConfigurationsAtLeastUpTo128x256) {
   EXPECT_GE(kTileConfigs.size(), 8u);
   bool big = false;
