@@ -16,6 +16,8 @@
 #include "gpu_test.hpp"
 #include "harness/prepare.hpp"
 #include "kernels/all_ops.hpp"
+#include "kernels/rows/row_family.hpp"
+#include "kernels/rows/row_plan.hpp"
 #include "record/sha256.hpp"
 
 namespace kbench {
@@ -145,6 +147,27 @@ TEST(RmsnormGpu, GridSumOverManyPartialRows) {
         ++cases;
       }
   EXPECT_EQ(cases, 2 * 3 * 2);
+}
+
+// float32 rows of 1025-2048 vectors (4097-8192 columns) are resident at 8 vectors a thread, in
+// kernels of their own (dh loaded after the row's reductions, dw kept in shared memory whatever
+// the way): with and without dh and dw, a row per block, the last vectors of a row on some
+// threads only (6000 columns: 1500 vectors over 256 threads x 8), and more rows than blocks. No
+// other test reaches these kernels: the shapes above are 4-vector or looped in float32.
+TEST(RmsnormGpu, EightVectorFloat32Rows) {
+  KB_REQUIRE_GPU();
+  int cases = 0;
+  for (const Shape2& s : {Shape2{5, 8192}, Shape2{600, 6000}, Shape2{3, 4100}})
+    for (double dh : {0.0, 1.0})
+      for (double frozen : {0.0, 1.0}) {
+        const rows::RowPlan plan =
+            rows::row_plan(s.rows, s.cols, DType::f32, current_device_limits(), rows::row_rules("rmsnorm_backward"));
+        EXPECT_EQ(plan.kind, rows::RowKind::resident) << rows::describe(plan);
+        EXPECT_EQ(plan.vecs, 8) << rows::describe(plan);
+        check_all(rms_case("rmsnorm_backward", DType::f32, s.rows, s.cols, {{"dh", dh}, {"frozen", frozen}}));
+        ++cases;
+      }
+  EXPECT_EQ(cases, 3 * 2 * 2);
 }
 
 // The split plan at the edges of the cluster kernel's builds (rmsnorm_backward.cu): 4, 8 and
