@@ -45,8 +45,8 @@
 # KBENCH_UNDER_SANITIZER=1 is set for the tests: those that compare times (an empty kernel's
 # against a copy's, a 20 ms spin's against its length) leave that comparison out, as
 # instrumentation slows each launch, and `auto`'s GEMM tuner times each candidate with one launch
-# instead of three (tests/gpu/sanitizer_tuning.cpp). KBENCH_SANITIZER_TOOL names the tool: under racecheck the
-# GEMM tests leave cuBLAS's variants out (tests/gpu/gpu_test.hpp vendor_gemms_left_out).
+# instead of three (tests/gpu/sanitizer_tuning.cpp). KBENCH_SANITIZER_TOOL names the tool: under
+# racecheck the GEMM tests leave cuBLAS's variants out (tests/gpu/gpu_test.hpp vendor_gemms_left_out).
 # racecheck over the whole suite is slow: at 16 processes and 150 s a test, in 230 s, it finished
 # 35 of 58 tests and cut 11 (the GEMM tests and the timed plugin and harness runs among them;
 # docs/records/2026-12-03-session16/call-3-racecheck.log); the 24 left, at 265 s a test, finished
