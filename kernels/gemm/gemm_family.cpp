@@ -22,7 +22,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
