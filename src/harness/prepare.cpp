@@ -10,6 +10,8 @@
 #include <sstream>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "harness/compare.hpp"
@@ -362,6 +364,16 @@ CheckInfo check_launches(const PreparedCase& pc, const Launchable& v, cudaStream
   return info;
 }
 
+// A check that failed before any output could be compared: no error or share to report.
+CheckInfo failed_check(std::string detail) {
+  CheckInfo info;
+  info.passed = false;
+  info.max_err = INFINITY;
+  info.share = INFINITY;
+  info.detail = std::move(detail);
+  return info;
+}
+
 }  // namespace
 
 CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_t stream) {
@@ -370,12 +382,15 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
   } catch (const VariantLaunchError& e) {
     // A launcher that says it cannot run the case is a failed check of that case, as a wrong
     // answer is: the variant is not timed there, and the other variants and cases go on.
-    CheckInfo info;
-    info.passed = false;
-    info.max_err = INFINITY;
-    info.share = INFINITY;
-    info.detail = std::string("the launch failed: ") + e.what();
-    return info;
+    return failed_check(std::string("the launch failed: ") + e.what());
+  } catch (const CudaError& e) {
+    // A CUDA call that failed and left the context usable (a launch configuration or a
+    // function attribute the device refuses) fails this variant's check as a wrong answer does,
+    // and the other variants go on. A sticky fault (an illegal address) fails every later call
+    // too: it ends the process, and `--isolate` reruns the rest without the variant.
+    cudaGetLastError();  // clears a non-sticky error; a sticky one stays
+    if (cudaStreamSynchronize(stream) != cudaSuccess || cudaGetLastError() != cudaSuccess) throw;
+    return failed_check(std::string("a CUDA call failed: ") + e.what());
   }
 }
 

@@ -37,5 +37,30 @@ TEST(CopyAddCheck, StateLeftInTheWorkspaceIsCaught) {
   EXPECT_NE(info.detail.find("second launch"), std::string::npos) << info.detail;
 }
 
+// A launch configuration the device refuses (2048 threads a block: 1024 is the most) is an error
+// that leaves the CUDA context usable: the check fails that variant with the error, and the next
+// variant's check on the same prepared case runs and passes. (A sticky fault is the worker
+// tests' subject: test_fault_isolation.cpp.)
+TEST(CopyAddCheck, ARefusedLaunchFailsItsCheckAndTheNextVariantIsChecked) {
+  KB_REQUIRE_GPU();
+  const Op& op = registry().op("copy");
+  Variant refused = make_variant("copy", "too_many_threads", "", nullptr);
+  refused.launch = [](const LaunchArgs& a) {
+    copy_unless_counted<<<1, 2048, 0, a.stream>>>(a.inputs[0].as<const float>(), a.outputs[0].as<float>(),
+                                                  a.c.shape[0], nullptr);
+    KB_CUDA_LAUNCH();
+  };
+  Rng rng(9);
+  const PreparedCase pc = prepare_case(op, Case{"copy", DType::f32, {1000}}, rng);
+  const CheckInfo info = check_variant(pc, refused, nullptr);
+  EXPECT_FALSE(info.passed);
+  EXPECT_NE(info.detail.find("a CUDA call failed"), std::string::npos) << info.detail;
+  EXPECT_NE(info.detail.find("cudaGetLastError"), std::string::npos) << info.detail;
+  const std::vector<const Variant*> copies = registry().variants("copy");
+  ASSERT_FALSE(copies.empty());
+  const CheckInfo next = check_variant(pc, *copies.front(), nullptr);
+  EXPECT_TRUE(next.passed) << next.detail;
+}
+
 }  // namespace
 }  // namespace kbench
