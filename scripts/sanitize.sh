@@ -34,7 +34,8 @@
 #                                        share the GPU). The slow tool's runs are queued first.
 # With SANITIZE_SUITE=all the tests that break a kernel, fault or write past a buffer on purpose
 # (the checker's and the fault isolation's negative controls, the lying plugin, the launch of a
-# kernel with no code for the GPU, which memcheck reports as the API error it is) are left out too:
+# kernel with no code for the GPU and that of too many threads a block, which memcheck reports
+# as the API errors they are) are left out too:
 # each tool is shown catching such faults by its own control instead. So are three that cannot
 # run under a sanitizer, each for a reason seen on the H200 (docs/records/2026-12-03-session16/):
 # the CUPTI timer's tests (the sanitizer holds CUPTI's one subscriber:

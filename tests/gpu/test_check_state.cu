@@ -41,7 +41,7 @@ TEST(CopyAddCheck, StateLeftInTheWorkspaceIsCaught) {
 // that leaves the CUDA context usable: the check fails that variant with the error, and the next
 // variant's check on the same prepared case runs and passes. (A sticky fault is the worker
 // tests' subject: test_fault_isolation.cpp.)
-TEST(CopyAddCheck, ARefusedLaunchFailsItsCheckAndTheNextVariantIsChecked) {
+TEST(CopyAddCheck, ARefusedLaunchIsCaughtAndTheNextVariantIsChecked) {
   KB_REQUIRE_GPU();
   const Op& op = registry().op("copy");
   Variant refused = make_variant("copy", "too_many_threads", "", nullptr);
