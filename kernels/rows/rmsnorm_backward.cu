@@ -142,6 +142,17 @@ __device__ __forceinline__ uint4 load_cols(const T* row, int v, int width) {
   return r.u;
 }
 
+// A thread's own 16 bytes of a row, copied to shared memory by cp.async (bypassing L1) while it
+// goes on; the thread reads them back itself after stage_wait, so no barrier is needed. The
+// "memory" clobbers keep the compiler from moving the shared-memory read above the wait.
+__device__ __forceinline__ void stage16(uint4* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(src)
+               : "memory");
+}
+__device__ __forceinline__ void stage_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void stage_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
 template <class T, bool Aligned>
 __device__ __forceinline__ void store_cols(T* row, int v, int width, const Vec16<T>& o) {
   T* p = row + v * kVec<T>;
@@ -332,17 +343,22 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
     rmsnorm_bwd_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps, float* partial,
                                 void* dw_out, unsigned* barrier) {
   static_assert(WithDw || (!DwRegs && !GridSum), "the dw flags apply when dw is computed");
-  extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw
+  extern __shared__ float dw_slots[];  // rows per block x width floats when WithDw, then dh's stage
   __shared__ float2 scratch[32];
   // The grid is resident from the start, so the finalize kernel may be launched now: its blocks
   // take SMs as this kernel's leave and wait there for the partials.
   if constexpr (WithDw && !GridSum) trigger_next_grid();
-  // dh is loaded with h and dy, so that a row costs one trip to memory, not two; the 8-vector
-  // kernels have no registers for it at their bound and load it after the reductions.
+  // dh is loaded with h and dy, so that a row costs one trip to memory, not two. The 8-vector
+  // kernels have no registers for it at their bound: with aligned rows they copy it to shared
+  // memory (dh_stage, a row of vectors per slot) beside those loads and read it back after the
+  // reductions; otherwise they load it after the reductions, a second trip.
   constexpr bool kEarlyDh = WithDh && K <= 4;
+  constexpr bool kStagedDh = WithDh && !kEarlyDh && Aligned;
   const int shift = __ffs(lanes) - 1;
   const int rows_per_block = blockDim.x >> shift, slot = threadIdx.x >> shift, lane = threadIdx.x & (lanes - 1);
   const int nvec = (width + kVec<T> - 1) / kVec<T>;
+  // Aligned rows are whole vectors, so the dw slots end on a 16-byte boundary.
+  uint4* dh_stage = reinterpret_cast<uint4*>(dw_slots + (WithDw ? rows_per_block * width : 0)) + slot * nvec;
   // w is read per row, twice (for sum g h, then for dx), from L1, rather than held across the
   // reductions.
   const T* w = static_cast<const T*>(t.w);
@@ -370,7 +386,10 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
       hv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(hr, v, width) : make_uint4(0, 0, 0, 0);
       dyv[k] = v < nvec ? load_cols<T, Cache::normal, Aligned>(dyr, v, width) : make_uint4(0, 0, 0, 0);
       if constexpr (kEarlyDh) dhv[k] = v < nvec ? load_cols<T, Cache::last_use, Aligned>(dhr, v, width) : make_uint4(0, 0, 0, 0);
+      if constexpr (kStagedDh)
+        if (v < nvec) stage16(dh_stage + v, dhr + v * kVec<T>);
     }
+    if constexpr (kStagedDh) stage_commit();
     float ss = 0.0f, sg = 0.0f;  // sum h^2 and sum g h; zero bits are +0 in every dtype
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -393,6 +412,7 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
       keep_packed(dyv[k]);
       if constexpr (kEarlyDh) keep_packed(dhv[k]);
     }
+    if constexpr (kStagedDh) stage_wait();  // before the next row's copies reuse the stage, too
     if (!active) continue;
 
     T* dxr = static_cast<T*>(t.dx) + row_offset(r, width);
@@ -402,6 +422,7 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
       if (v >= nvec) continue;
       uint4 dh = make_uint4(0, 0, 0, 0);
       if constexpr (kEarlyDh) dh = dhv[k];
+      else if constexpr (kStagedDh) dh = dh_stage[v];
       else if constexpr (WithDh) dh = load_cols<T, Cache::last_use, Aligned>(dhr, v, width);
       const uint4 wv = load_cols<T, Cache::normal, Aligned>(w, v, width);
       Vec16<T> o;
@@ -792,6 +813,16 @@ ResidentGrid resident_grid(Kernel kernel, int threads, std::size_t shared, std::
     const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), threads, shared, cluster, device);
     auto it = known.find(key);
     if (it == known.end()) {
+      // Past the default 48 KiB (the float32 8-vector kernels' dw slots and dh stage) a kernel
+      // must opt in; to the device's limit, so that any width's launch may follow. The limit
+      // bounds the dynamic and static shared memory together: asking for all of it as dynamic
+      // is refused (cudaErrorInvalidValue, session 31 on an H100).
+      if (shared > 48 * 1024) {
+        cudaFuncAttributes fa{};
+        KB_CUDA(cudaFuncGetAttributes(&fa, kernel));
+        const int room = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device) - static_cast<int>(fa.sharedSizeBytes);
+        KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, room));
+      }
       KB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, kernel, threads, shared));
       if (device_attribute(cudaDevAttrClusterLaunch, device) != 0) {  // 0: the unclustered grid serves
         if (cluster > 8) KB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
@@ -916,7 +947,10 @@ ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned,
     const auto kernel = aligned ? resident_kernel<T, K, true>(dh, dw, way) : resident_kernel<T, K, false>(dh, dw, way);
     const int rows_per_block = plan.threads / plan.lanes;
     // dw's columns: a row per slot. For widths past a warp plan's, the slots are a single row.
-    const std::size_t shared = dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0;
+    // Then the 8-vector kernels' dh stage with aligned rows: a row of 16-byte vectors per slot.
+    const std::size_t vectors = static_cast<std::size_t>((cols_of(c) + kVec<T> - 1) / kVec<T>);
+    const std::size_t shared = (dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0) +
+                               (K > 4 && dh && aligned ? rows_per_block * vectors * 16 : 0);
     const std::int64_t groups = (rows_of(c) + rows_per_block - 1) / rows_per_block;
     return {kernel, resident_grid(kernel, plan.threads, shared, groups, dw), shared};
   }
