@@ -166,6 +166,10 @@ for tool in racecheck $tools; do
   for t in $(tests_for "$filter"); do printf '%s %s\n' "$tool" "$t"; done
 done | awk '!seen[$0]++' >>"$queue"  # racecheck is listed once
 echo "sanitize: $(wc -l <"$queue") runs, $jobs at once, ${limit} s each at most"
+# The whole queue in order: a call cut short by its step's limit prints no verdict for the runs
+# still in flight or never started, and this line is how its log names them (session 32 lost
+# three names that way).
+echo "sanitize: queue: $(awk '{print $1 " " $2}' "$queue" | paste -sd, - | sed 's/,/, /g')"
 export SANITIZE_LOCK=$queue.lock
 verdicts=$(mktemp)
 xargs -P "$jobs" -L 1 "$self" "$build" --one <"$queue" | tee "$verdicts"
