@@ -388,7 +388,7 @@ CheckInfo check_variant(const PreparedCase& pc, const Launchable& v, cudaStream_
     // function attribute the device refuses) fails this variant's check as a wrong answer does,
     // and the other variants go on. A sticky fault (an illegal address) fails every later call
     // too: it ends the process, and `--isolate` reruns the rest without the variant.
-    cudaGetLastError();  // clears a non-sticky error; a sticky one stays
+    (void)cudaGetLastError();  // clears a non-sticky error; a sticky one stays
     if (cudaStreamSynchronize(stream) != cudaSuccess || cudaGetLastError() != cudaSuccess) throw;
     return failed_check(std::string("a CUDA call failed: ") + e.what());
   }
