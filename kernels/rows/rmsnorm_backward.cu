@@ -153,6 +153,13 @@ __device__ __forceinline__ void stage16(uint4* dst, const void* src) {
 __device__ __forceinline__ void stage_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void stage_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
+// Where a resident kernel takes dh: with h and dy into registers (up to 4 vectors a thread), or,
+// for the 8-vector kernels at their register bound, staged in shared memory beside those loads
+// (aligned rows only) or else loaded after the reductions. One rule for the kernel and for the
+// host, which sizes the stage.
+constexpr bool early_dh(bool with_dh, int k) { return with_dh && k <= 4; }
+constexpr bool staged_dh(bool with_dh, int k, bool aligned) { return with_dh && !early_dh(with_dh, k) && aligned; }
+
 template <class T, bool Aligned>
 __device__ __forceinline__ void store_cols(T* row, int v, int width, const Vec16<T>& o) {
   T* p = row + v * kVec<T>;
@@ -352,8 +359,8 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
   // kernels have no registers for it at their bound: with aligned rows they copy it to shared
   // memory (dh_stage, a row of vectors per slot) beside those loads and read it back after the
   // reductions; otherwise they load it after the reductions, a second trip.
-  constexpr bool kEarlyDh = WithDh && K <= 4;
-  constexpr bool kStagedDh = WithDh && !kEarlyDh && Aligned;
+  constexpr bool kEarlyDh = early_dh(WithDh, K);
+  constexpr bool kStagedDh = staged_dh(WithDh, K, Aligned);
   const int shift = __ffs(lanes) - 1;
   const int rows_per_block = blockDim.x >> shift, slot = threadIdx.x >> shift, lane = threadIdx.x & (lanes - 1);
   const int nvec = (width + kVec<T> - 1) / kVec<T>;
@@ -950,7 +957,7 @@ ResidentLaunch resident_launch(const RowPlan& plan, const Case& c, bool aligned,
     // Then the 8-vector kernels' dh stage with aligned rows: a row of 16-byte vectors per slot.
     const std::size_t vectors = static_cast<std::size_t>((cols_of(c) + kVec<T> - 1) / kVec<T>);
     const std::size_t shared = (dw ? static_cast<std::size_t>(rows_per_block * cols_of(c)) * sizeof(float) : 0) +
-                               (K > 4 && dh && aligned ? rows_per_block * vectors * 16 : 0);
+                               (staged_dh(dh, K, aligned) ? rows_per_block * vectors * 16 : 0);
     const std::int64_t groups = (rows_of(c) + rows_per_block - 1) / rows_per_block;
     return {kernel, resident_grid(kernel, plan.threads, shared, groups, dw), shared};
   }
