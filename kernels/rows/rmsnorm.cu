@@ -7,7 +7,8 @@
 //          sums its squares; pass 2 re-reads h, from L2, and writes y.
 //   split: few wide rows. Kernel 1 writes h and each piece's sum of squares; kernel 2 adds the
 //          row's partials in a fixed order (every block of a row gets the same bits) and writes
-//          its piece of y.
+//          its piece of y. Kernel 2 is launched overlapping kernel 1 (programmatic dependent
+//          launch) and waits inside for its results; split_serial launches it after, the control.
 //   resident (`single_block`): x and r held in registers, h kept packed, one read of each.
 // h is x + r rounded once to the dtype (16-bit pairs in one instruction), the value the
 // residual stream stores; y is computed from that h, so that y is the norm of the stored h.
@@ -15,6 +16,7 @@
 
 #include "core/errors.hpp"
 #include "kernels/common/grid.hpp"
+#include "kernels/common/launch_ex.cuh"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
 #include "kernels/rows/row_family.hpp"
@@ -153,6 +155,7 @@ template <class T>
 __global__ void __launch_bounds__(256) rmsnorm_split_h_kernel(Tensors t, float* __restrict__ partial, int width,
                                                                int segments, int segment) {
   __shared__ float scratch[32];
+  trigger_next_grid();  // the y kernel's blocks may take the SMs this grid's last wave leaves
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* xr = static_cast<const T*>(t.x) + row_offset(row, t.x_stride) + begin;
@@ -166,6 +169,7 @@ template <class T>
 __global__ void __launch_bounds__(256) rmsnorm_split_y_kernel(Tensors t, const float* __restrict__ partial,
                                                                int width, int segments, int segment, float eps) {
   __shared__ float scratch[32];
+  wait_for_previous_grid();  // launched overlapping the h kernel: its h and partials first
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   KahanSum acc;  // fixed order: every block of the row gets the same bits
@@ -224,6 +228,7 @@ __global__ void rmsnorm_eager_rsqrt_kernel(const float* ms, float* rstd, std::in
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct RmsnormKernels : PlanLaunch {
   float eps;
+  bool overlap_split = true;  // false: split_serial, the control that shows what the overlap gains
 
   template <class T, int K>
   void resident() const {
@@ -238,6 +243,9 @@ struct RmsnormKernels : PlanLaunch {
     rmsnorm_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
         rmsnorm_tensors(a), g.rows, static_cast<int>(g.width), eps);
   }
+  // The y kernel is launched to overlap the h kernel (programmatic dependent launch, sm_90): its
+  // blocks start as the h kernel's last wave frees SMs and wait inside for h and the partials,
+  // so the second launch and its first wave are not a gap between the two.
   template <class T>
   void split() const {
     auto* partial = static_cast<float*>(a.workspace);
@@ -245,7 +253,9 @@ struct RmsnormKernels : PlanLaunch {
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
     rmsnorm_split_h_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
-    rmsnorm_split_y_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg, eps);
+    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = overlap_split};
+    KB_CUDA(launch_ex(rmsnorm_split_y_kernel<T>, shape, rmsnorm_tensors(a), static_cast<const float*>(partial), w,
+                      plan.segments, seg, eps));
   }
 };
 
@@ -253,6 +263,15 @@ void launch_rmsnorm(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_rmsnorm_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
   launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
+}
+
+// The split plan with its second kernel launched after the first ends (its wait inside returns
+// at once): timed beside split, in the same visits, it shows what the overlap is worth.
+void launch_split_serial(const LaunchArgs& a) {
+  const RowGeometry g = checked_rmsnorm_geometry(a);
+  if (g.rows == 0 || g.width == 0) return;
+  const RowPlan plan = plan_for(a.c, kRules, Forced::split);
+  launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), false});
 }
 
 // Workspace of the eager baseline: mean squares and rsqrt per row, then the scaled float32 copy.
@@ -298,6 +317,19 @@ void register_rmsnorm(Registry& r) {
        {"looped", Forced::looped, "h written and summed a chunk at a time, then re-read from L2"},
        {"split", Forced::split, "h and per-piece sums of squares, then a fixed-order merge and y"}}};
   register_row_op(r, def);
+  Variant serial = row_baseline(
+      def.op.name, "split_serial", "split with y's kernel launched after h's ends, not overlapping it (the control)",
+      [](const Case& c) {
+        if (rows_of(c) == 0 || cols_of(c) == 0) return std::size_t{0};
+        return split_workspace_bytes(plan_for(c, kRules, Forced::split), rows_of(c), kRules);
+      },
+      launch_split_serial);
+  serial.baseline = false;  // one of kbench's own plans, not a reference
+  serial.unsupported = [](const Case& c) {
+    std::string why = row_case_problem(c);
+    return why.empty() ? plan_unsupported(Forced::split, cols_of(c), c.dtype, kRules) : why;
+  };
+  r.add_variant(std::move(serial));
   r.add_variant(row_baseline(def.op.name, "eager", "five kernels: add, mean of squares, rsqrt, scale, weight",
                              eager_workspace_bytes, launch_eager));
 }
