@@ -111,9 +111,30 @@ echo "tree: git HEAD $(git rev-parse --short HEAD 2>/dev/null || echo none)," \
   "marker $(cut -c1-12 "$marker" 2>/dev/null || echo none), bundle $bundle_state," \
   "marker commit $(git cat-file -e "$(cat "$marker" 2>/dev/null)^{commit}" 2>/dev/null && echo present || echo missing)"
 
+# A warm machine keeps $build, but each call copies the tree anew, and a copied file keeps its
+# mtime here: a file put back to an older version can be older than the objects built from the
+# newer one, and ninja, which compares times, does not rebuild them (session 33: a call after
+# one that had patched rmsnorm.cu ran the patched binary as main's; kbench run warned that the
+# tree differed from its manifest and verify refused the result). So every source whose content
+# differs from what the last build here saw is touched first.
+source_hashes() {
+  git ls-files -z -co --exclude-standard -- src kernels experiments cmake tests scripts \
+    CMakeLists.txt CMakePresets.json | xargs -0 sha256sum 2>/dev/null || true  # a file listed and gone: left out
+}
+touch_changed_sources() {
+  local seen=$build/.source-sha256
+  source_hashes >"$seen.now" || return 1
+  if [ -f "$seen" ]; then
+    # Lines in the new list and not in the old: changed or new files; their paths start at 67.
+    grep -vxFf "$seen" "$seen.now" | cut -c67- | while IFS= read -r f; do touch -- "$f"; done
+    echo "sources changed since this machine's last build: $(grep -cvxFf "$seen" "$seen.now")"
+  fi
+}
 configure_and_build() {
-  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a &&
-    cmake --build $build ${BUILD_TARGETS:+--target $BUILD_TARGETS}
+  mkdir -p $build && touch_changed_sources &&
+    cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a &&
+    cmake --build $build ${BUILD_TARGETS:+--target $BUILD_TARGETS} &&
+    mv "$build/.source-sha256.now" "$build/.source-sha256"
 }
 step build configure_and_build || { tail -40 "$STEP_LOG"; echo "BUILD FAILED"; exit 1; }
 echo "build: $(( $(date +%s) - start )) s"
