@@ -25,18 +25,6 @@ namespace kbench {
 
 namespace {
 
-void warn_if_tree_differs() {
-  try {
-    const auto diff = tree_differences(source_root());
-    if (!diff.empty())
-      spdlog::warn("the source tree differs from this binary's manifest in {} file(s) (first: {}); "
-                   "rebuild before measuring",
-                   diff.size(), diff.front());
-  } catch (const UsageError& e) {
-    spdlog::warn("cannot compare the source tree with the binary's manifest: {}", e.what());
-  }
-}
-
 void end_with_checks(const Result& r) {
   if (!r.extra.at("check_failures").empty())
     throw Failure(std::to_string(r.extra.at("check_failures").size()) +
@@ -98,6 +86,7 @@ void add_run_command(CLI::App& app) {
       return;
     }
     const std::filesystem::path results_dir = std::filesystem::path(opts->out) / s.experiment;
+    require_tree_matches_binary(source_root());  // as each worker's runner does, before any starts
     if (!req.devices.empty()) {
       require_result_dir(results_dir);
       const DevicesOutcome o = run_on_devices({req.devices, "run", results_dir, whole.cases.size(), plan_sha256(whole), "",
@@ -110,7 +99,6 @@ void add_run_command(CLI::App& app) {
       end_with_checks(o.merged);
       return;
     }
-    warn_if_tree_differs();
     Experiment e = whole;
     if (req.shard) {
       e = shard_experiment(whole, *req.shard, "run");

@@ -251,12 +251,14 @@ nlohmann::json stopping_rule_json(const std::vector<Unit>& units, const Stopping
 
 Result run_experiment(const Experiment& e, const std::vector<std::string>& argv) {
   const auto started = std::chrono::steady_clock::now();
+  const std::filesystem::path root = source_root();
+  require_tree_matches_binary(root);  // before any GPU work: the result names the tree's code
   install_interrupt_handlers();
   report_step("start");
   const int dev = select_device(e.how.device);
   Result result;
   result.experiment = e.name;
-  result.meta = provenance();
+  result.meta = provenance(root);
   result.meta["argv"] = argv;
   result.meta["started"] = utc_now();
   result.meta["seed"] = e.how.seed;

@@ -74,6 +74,14 @@ std::vector<std::string> tree_differences(const fs::path& root) {
   return differences;
 }
 
+void require_tree_matches_binary(const fs::path& root) {
+  const auto differences = tree_differences(root);
+  if (differences.empty()) return;
+  throw UsageError("this binary was built from other sources than " + root.string() + " holds (" +
+                   std::to_string(differences.size()) + " file(s), first " + differences.front() +
+                   "): rebuild it before measuring");
+}
+
 nlohmann::json manifest_block(
     const std::map<std::string, std::vector<std::string>>& op_source_prefixes,
     const std::vector<std::string>& experiment_sources) {

@@ -26,6 +26,13 @@ std::filesystem::path source_root();
 // and experiments/. Empty when the binary was built from exactly this tree.
 std::vector<std::string> tree_differences(const std::filesystem::path& root);
 
+// Throws UsageError (one line: how many files, the first) when tree_differences(root) is not
+// empty. An experiment calls it before any GPU work: its result would record the tree's commit
+// and diff as the code measured while this binary ran other code (session 33: a warm GPU
+// machine's ninja kept the objects of a file put back to an older version, and only `kbench
+// verify` caught the result, after the run).
+void require_tree_matches_binary(const std::filesystem::path& root);
+
 // The manifest's scope: the folders and files whose every file goes into the binary
 // (cmake/Manifest.cmake hashes them). Provenance compares the same scope with the commit.
 inline const std::vector<std::string> kSourceScope = {

@@ -104,5 +104,22 @@ TEST(TreeDifferences, FindsChangedMissingAndNewFiles) {
             after_removal.end());
 }
 
+// An experiment refuses a binary built from other sources than the tree holds (the runner calls
+// this before any GPU work), naming the first file; the tree it was built from passes.
+TEST(TreeDifferences, AStaleBinaryIsRefusedBeforeAnExperiment) {
+  EXPECT_NO_THROW(require_tree_matches_binary(source_root()));
+  test::TempDir tree;
+  for (const auto& [path, hex] : build_manifest()) tree.write(path, "not the real content\n");
+  try {
+    require_tree_matches_binary(tree.path());
+    ADD_FAILURE() << "a tree whose every file differs was accepted";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(std::to_string(build_manifest().size()) + " file(s)"), std::string::npos) << what;
+    EXPECT_NE(what.find("(changed)"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace kbench
