@@ -184,6 +184,14 @@ const ColumnDefinitions& compare_columns() {
 
 std::string compare_markdown(const ReportInput& a, const ReportInput& b, const Comparison& c, double noise_pct) {
   std::string out = "# kbench compare\n\n" + file_line("A", a) + file_line("B", b) + "\n";
+  // A case of a few microseconds moves with its run's floor, which differs between processes
+  // (methodology.md, section 4): two runs of one binary a few seconds apart, whose graph floors
+  // in the visits differed by 14%, had rmsnorm's 4x32769 and 128x32769 cells 3-9% "faster" in
+  // graph mode (session 33). The floors come before the cases, so that such a ratio is read
+  // beside them.
+  if (const std::string floors = timer_floors({a, b}); !floors.empty())
+    out += floors + "A case within a few floors of its run's floor moves with it: where the two runs' floors differ, "
+                    "read its ratio with them in view.\n\n";
   out += "B / A: B's median over A's, above 1 when B is slower; the interval is the order-statistic interval of the "
          "median of per-visit ratios where the runs share visits (\"N visits\", its coverage in the column), a 95% "
          "bootstrap of the two samples otherwise. Verdict (of B): slower when "

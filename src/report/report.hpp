@@ -45,4 +45,9 @@ std::string op_table(const std::string& op, const std::vector<Record>& records, 
 // Calls require_same_device first.
 std::string build_report(const std::vector<ReportInput>& inputs, const ReportFilter& filter);
 
+// Each file's timer floors (extra.timer_floor and, where the file has them, the floors taken at
+// the start, before the visits and in the visits) as one markdown table, or "" when no file has
+// any: `kbench report` and `kbench compare` print it beside their cases.
+std::string timer_floors(const std::vector<ReportInput>& inputs);
+
 }  // namespace kbench

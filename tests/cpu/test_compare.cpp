@@ -110,6 +110,23 @@ TEST(Compare, CasesInOneFileOnlyAreListedNotCompared) {
   EXPECT_NE(md.find("0 faster, 0 slower, 1 same; 2 only in A, 1 only in B\n"), std::string::npos) << md;
 }
 
+// Both runs' timer floors stand before the cases (a few-microsecond case moves with its run's
+// floor); a run without floors has no such table.
+TEST(Compare, BothRunsFloorsAreShown) {
+  Result b = kBase;
+  EXPECT_EQ(compare_markdown({"a.json", kBase}, {"b.json", b}, compare_results(kBase, b)).find("Timer floors"),
+            std::string::npos);
+  Result a = kBase;
+  a.extra = {{"timer_floor", {{{"cache", "cold"}, {"timer", "graph"}, {"median_us", 0.982}}}}};
+  b.extra = {{"timer_floor", {{{"cache", "cold"}, {"timer", "graph"}, {"median_us", 1.011}}}}};
+  const std::string md = compare_markdown({"a.json", a}, {"b.json", b}, compare_results(a, b));
+  const std::size_t floors = md.find("Timer floors"), cases = md.find("| op | variant |");
+  ASSERT_NE(floors, std::string::npos) << md;
+  EXPECT_LT(floors, cases) << md;
+  EXPECT_NE(md.find("| a.json | cold | graph | — | — | 0.982 us |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| b.json | cold | graph | — | — | 1.011 us |"), std::string::npos) << md;
+}
+
 TEST(Compare, ParamsArePartOfTheCase) {
   Record with_dh = timed("looped", 25);
   with_dh.params = {{"dh", 1}};
