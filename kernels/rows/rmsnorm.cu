@@ -228,7 +228,7 @@ __global__ void rmsnorm_eager_rsqrt_kernel(const float* ms, float* rstd, std::in
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct RmsnormKernels : PlanLaunch {
   float eps;
-  bool overlap_split = true;  // false: split_serial, the control that shows what the overlap gains
+  bool overlap_split;  // false: split_serial, the control that shows what the overlap gains
 
   template <class T, int K>
   void resident() const {
@@ -261,19 +261,11 @@ struct RmsnormKernels : PlanLaunch {
   }
 };
 
+template <bool OverlapSplit>
 void launch_rmsnorm(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_rmsnorm_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
-}
-
-// The split plan with its second kernel launched after the first ends (its wait inside returns
-// at once): timed beside split, in the same visits, it shows what the overlap is worth.
-void launch_split_serial(const LaunchArgs& a) {
-  const RowGeometry g = checked_rmsnorm_geometry(a);
-  if (g.rows == 0 || g.width == 0) return;
-  const RowPlan plan = plan_for(a.c, kRules, Forced::split);
-  launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), false});
+  launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), OverlapSplit});
 }
 
 // Workspace of the eager baseline: mean squares and rsqrt per row, then the scaled float32 copy.
@@ -312,26 +304,17 @@ void launch_eager(const LaunchArgs& a) {
 
 void register_rmsnorm(Registry& r) {
   const RowOpDefinition def{
-      make_rmsnorm_op(), kRules, launch_rmsnorm,
+      make_rmsnorm_op(), kRules, launch_rmsnorm<true>,
       {{"auto", std::nullopt, "follows row_plan"},
        {"block", Forced::resident_block, "a block of 64-512 threads per row, x and r in registers"},
        {"single_block", Forced::resident_any, "x and r held in registers, h kept packed: one read of each"},
        {"looped", Forced::looped, "h written and summed a chunk at a time, then re-read from L2"},
-       {"split", Forced::split, "h and per-piece sums of squares, then a fixed-order merge and y"}}};
+       {"split", Forced::split, "h and per-piece sums of squares, then a fixed-order merge and y"},
+       // The y kernel launched after the h kernel ends (its wait inside returns at once): timed
+       // beside split, in the same visits, it shows what the overlap is worth.
+       {"split_serial", Forced::split, "split with y's kernel launched after h's ends, not overlapping it (the control)",
+        launch_rmsnorm<false>}}};
   register_row_op(r, def);
-  Variant serial = row_baseline(
-      def.op.name, "split_serial", "split with y's kernel launched after h's ends, not overlapping it (the control)",
-      [](const Case& c) {
-        if (rows_of(c) == 0 || cols_of(c) == 0) return std::size_t{0};
-        return split_workspace_bytes(plan_for(c, kRules, Forced::split), rows_of(c), kRules);
-      },
-      launch_split_serial);
-  serial.baseline = false;  // one of kbench's own plans, not a reference
-  serial.unsupported = [](const Case& c) {
-    std::string why = row_case_problem(c);
-    return why.empty() ? plan_unsupported(Forced::split, cols_of(c), c.dtype, kRules) : why;
-  };
-  r.add_variant(std::move(serial));
   r.add_variant(row_baseline(def.op.name, "eager", "five kernels: add, mean of squares, rsqrt, scale, weight",
                              eager_workspace_bytes, launch_eager));
 }

@@ -43,7 +43,7 @@ void register_row_op(Registry& r, const RowOpDefinition& def) {
   for (const PlanVariant& plan : def.plans) {
     const RowRules rules = def.rules;
     const std::optional<Forced> forced = plan.forced;
-    const PlanLauncher launch = def.launch;
+    const PlanLauncher launch = plan.launch ? plan.launch : def.launch;
     Variant v = make_variant(def.op.name, plan.name, plan.summary, [rules, forced, launch](const LaunchArgs& a) {
       launch(plan_for(a.c, rules, forced), a);
     });

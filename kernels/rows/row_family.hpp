@@ -21,11 +21,14 @@ using PlanLauncher = void (*)(const RowPlan&, const LaunchArgs&);
 // The workspace a plan needs for a case (zeroed once, reused by every launch).
 using PlanWorkspace = std::size_t (*)(const RowPlan&, const Case&, const RowRules&);
 
-// One named plan of an op; `forced` empty is the automatic choice (row_plan).
+// One named plan of an op; `forced` empty is the automatic choice (row_plan). `launch`, when set,
+// runs that plan instead of the op's launcher: the same plan launched another way (rmsnorm's
+// split_serial, the control of its split), with the plan's contracts and workspace.
 struct PlanVariant {
   std::string name;
   std::optional<Forced> forced;
   std::string summary;
+  PlanLauncher launch = nullptr;
 };
 
 struct RowOpDefinition {
