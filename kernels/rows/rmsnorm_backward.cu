@@ -16,6 +16,8 @@
 //   looped / split: wide rows. Kernel 1 sums h^2 and g h over each row (or row piece); kernel 2
 //          takes a tile of columns over a group of rows, computes dx and the group's dw
 //          partial for those columns; the finalize kernel adds the groups' partials in order.
+//          Kernel 2 is launched overlapping kernel 1: it loads its w and waits inside for the
+//          sums (looped_serial launches it after, the control).
 //          On devices with clusters (sm_90), when every row gets a resident cluster and rows
 //          are at most 131072 columns, the split plan is one kernel instead: a cluster of 8 or 16
 //          blocks per row, the row in registers, its sums added through distributed shared
@@ -479,6 +481,7 @@ template <class T, bool Aligned>
 __global__ void __launch_bounds__(kTileThreads) rmsnorm_bwd_sums_kernel(Tensors t, float2* sums, int width,
                                                                         int segments, int segment) {
   __shared__ float scratch[32];
+  trigger_next_grid();  // the tile kernel's blocks may take the SMs this grid's last wave leaves
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment, end = min(begin + segment, width);
   KahanSum ss, sg;
@@ -562,6 +565,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const int c = c0 + i * kTileThreads;
     w[i] = c < width ? to_float(static_cast<const T*>(t.w)[c]) : 0.0f;
   }
+  wait_for_previous_grid();  // launched overlapping the sums kernel: w is loaded, the sums are next
   for (std::int64_t row = first; row < last; ++row) {
     const auto [rstd, coef] = row_coefficients(sums, row, segments, width, eps);
     T* dxr = static_cast<T*>(t.dx) + row_offset(row, width);
@@ -594,6 +598,7 @@ __global__ void __launch_bounds__(kTileThreads)
   if (v >= width / kVec<T>) return;  // no barrier below
   const std::int64_t first = blockIdx.y * rows_per_group, last = min(rows, first + rows_per_group);
   const uint4 wv = load16<T, Cache::normal>(static_cast<const T*>(t.w) + v * kVec<T>, true);
+  wait_for_previous_grid();  // launched overlapping the sums kernel: w is loaded, the sums are next
   float dw[kVec<T>] = {};
   for (std::int64_t row = first; row < last; ++row) {
     const auto [rstd, coef] = row_coefficients(sums, row, segments, width, eps);
@@ -1016,6 +1021,7 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
+  bool overlap_tiles = true;  // false: looped_serial, the control that shows what the overlap gains
   std::optional<DwWay> dw_way;  // the resident plan's: default_dw_way unless a variant names one
 
   template <class T, int K>
@@ -1074,7 +1080,10 @@ struct RmsnormBackwardKernels : PlanLaunch {
     if (aligned)
       kernel = dh ? (dw ? rmsnorm_bwd_tile_vec_kernel<T, true, true> : rmsnorm_bwd_tile_vec_kernel<T, true, false>)
                   : (dw ? rmsnorm_bwd_tile_vec_kernel<T, false, true> : rmsnorm_bwd_tile_vec_kernel<T, false, false>);
-    kernel<<<blocks, kTileThreads, 0, a.stream>>>(t, sums, partial, g.rows, w, segments, grid.rows_per_group, eps);
+    // Launched overlapping the sums kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
+    const LaunchShape shape{.grid = blocks, .block = dim3(kTileThreads), .stream = a.stream, .overlap_previous = overlap_tiles};
+    KB_CUDA(launch_ex(kernel, shape, t, static_cast<const float2*>(sums), partial, g.rows, w, segments,
+                      grid.rows_per_group, eps));
     if (dw) {
       KB_CUDA_LAUNCH();
       launch_finalize<T>(a, partial, grid.groups);
@@ -1082,10 +1091,13 @@ struct RmsnormBackwardKernels : PlanLaunch {
   }
 };
 
+template <bool OverlapTiles>
 void launch_rmsnorm_backward(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
+  RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
+  k.overlap_tiles = OverlapTiles;
+  launch_row_plan(kRules, plan, a, k);
 }
 
 // The split plan's two-pass kernels at any shape (the split variant runs the cluster kernel
@@ -1161,11 +1173,14 @@ void launch_eager(const LaunchArgs& a) {
 void register_rmsnorm_backward(Registry& r) {
   RowOpDefinition def{make_rmsnorm_backward_op(),
                       kRules,
-                      launch_rmsnorm_backward,
+                      launch_rmsnorm_backward<true>,
                       {{"auto", std::nullopt, "follows row_plan"},
                        {"block", Forced::resident_block, "persistent blocks of 64-256 threads per row, dw per block"},
                        {"single_block", Forced::resident_any, "persistent blocks, h and dy in registers, dw per block"},
                        {"looped", Forced::looped, "row sums, then column tiles over row groups"},
+                       {"looped_serial", Forced::looped,
+                        "looped with the tile kernel launched after the sums kernel ends (the control)",
+                        launch_rmsnorm_backward<false>},
                        {"split", Forced::split, "sm_90, rows to 131072 that fit one wave: a cluster per row; else as split_two_pass"}},
                       workspace_bytes};
   register_row_op(r, def);

@@ -8,6 +8,8 @@
 //          writes. The grid is capped so the rows in flight fit in half of L2.
 //   split: few wide rows. Kernel 1 writes (max, sum) per row piece; kernel 2 merges the row's
 //          pieces in a fixed order (every block of a row gets the same bits) and writes its piece.
+//          Kernel 2 is launched overlapping kernel 1 (programmatic dependent launch) and waits
+//          inside for its statistics; split_serial launches it after, the control.
 //   resident (`single_block`): the row stays in registers: every 16-byte load is issued before
 //          the max, so x is read once and each SM has 64 bytes per thread in flight.
 // Masking: -inf anywhere works in every plan (safe_shift: a lane that has seen only -inf
@@ -16,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "core/errors.hpp"
+#include "kernels/common/launch_ex.cuh"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
 #include "kernels/rows/row_family.hpp"
@@ -181,6 +184,7 @@ __global__ void __launch_bounds__(256) softmax_split_stats_kernel(
     const T* __restrict__ x, std::int64_t x_stride, float2* __restrict__ stats, int width,
     int segments, int segment) {
   __shared__ float scratch[64];
+  trigger_next_grid();  // the write kernel's blocks may take the SMs this grid's last wave leaves
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* xr = x + row_offset(row, x_stride) + begin;
@@ -194,6 +198,7 @@ __global__ void __launch_bounds__(256) softmax_split_write_kernel(
     const T* __restrict__ x, std::int64_t x_stride, const float2* __restrict__ stats,
     T* __restrict__ y, int width, int segments, int segment) {
   __shared__ float scratch[64];
+  wait_for_previous_grid();  // launched overlapping the stats kernel: its stats first
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   // Merge the row's pieces: thread-strided in a fixed order, then the fixed block tree.
@@ -289,6 +294,7 @@ __global__ void __launch_bounds__(256) softmax_eager_normalize_kernel(
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct SoftmaxKernels : PlanLaunch {
+  bool overlap_split;  // false: split_serial, the control that shows what the overlap gains
 
   template <class T, int K>
   void resident() const {
@@ -308,15 +314,18 @@ struct SoftmaxKernels : PlanLaunch {
     const T* x = a.inputs[0].as<const T>();
     softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
-    softmax_split_write_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, a.outputs[0].as<T>(), w,
-                                                                 plan.segments, seg);
+    // Launched overlapping the stats kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
+    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = overlap_split};
+    KB_CUDA(launch_ex(softmax_split_write_kernel<T>, shape, x, g.stride, static_cast<const float2*>(stats),
+                      a.outputs[0].as<T>(), w, plan.segments, seg));
   }
 };
 
+template <bool OverlapSplit>
 void launch_softmax(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, SoftmaxKernels{{plan, a, g}});
+  launch_row_plan(kRules, plan, a, SoftmaxKernels{{plan, a, g}, OverlapSplit});
 }
 
 void launch_eager(const LaunchArgs& a) {
@@ -347,11 +356,13 @@ void launch_eager(const LaunchArgs& a) {
 
 void register_softmax(Registry& r) {
   const RowOpDefinition def{
-      make_softmax_op(), kRules, launch_softmax,
+      make_softmax_op(), kRules, launch_softmax<true>,
       {{"auto", std::nullopt, "follows row_plan"},
        {"single_block", Forced::resident_any, "row held in registers, one read of x"},
        {"looped", Forced::looped, "online max and sum per lane over chunks, then a second read"},
-       {"split", Forced::split, "per-piece statistics kernel, then a merge-and-write kernel"}}};
+       {"split", Forced::split, "per-piece statistics kernel, then a merge-and-write kernel"},
+       {"split_serial", Forced::split, "split with the write kernel launched after the stats kernel ends (the control)",
+        launch_softmax<false>}}};
   register_row_op(r, def);
   r.add_variant(row_baseline(
       def.op.name, "eager", "three kernels: row max, row sum of exp, normalize",

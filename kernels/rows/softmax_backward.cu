@@ -5,11 +5,13 @@
 //   looped: a block per row, grid-stride; pass 1 the dot (lane partials per chunk, Kahan
 //          across chunks), pass 2 re-reads y and dy (from L2) and writes dx.
 //   split: few wide rows; kernel 1 writes each piece's partial dot, kernel 2 adds the row's
-//          partials in a fixed order and writes its piece.
+//          partials in a fixed order and writes its piece. Kernel 2 is launched overlapping
+//          kernel 1 and waits inside for the partials; split_serial launches it after, the control.
 //   resident: y and dy held in registers (2 x 1-8 vectors per thread): one read of each.
 #include <cuda_runtime.h>
 
 #include "core/errors.hpp"
+#include "kernels/common/launch_ex.cuh"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_device.cuh"
 #include "kernels/rows/row_family.hpp"
@@ -217,6 +219,7 @@ __global__ void __launch_bounds__(256) softmax_bwd_split_dot_kernel(Rows3 t, flo
                                                                     int width, int segments,
                                                                     int segment) {
   __shared__ float scratch[32];
+  trigger_next_grid();  // the write kernel's blocks may take the SMs this grid's last wave leaves
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* yr = static_cast<const T*>(t.y) + row_offset(row, t.y_stride) + begin;
@@ -232,6 +235,7 @@ __global__ void __launch_bounds__(256) softmax_bwd_split_write_kernel(Rows3 t,
                                                                       int width, int segments,
                                                                       int segment) {
   __shared__ float scratch[32];
+  wait_for_previous_grid();  // launched overlapping the dot kernel: its partials first
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   KahanSum acc;  // fixed order: every block of the row gets the same bits
@@ -286,6 +290,7 @@ Rows3 rows3(const LaunchArgs& a) {
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct SoftmaxBackwardKernels : PlanLaunch {
+  bool overlap_split;  // false: split_serial, the control that shows what the overlap gains
 
   template <class T, int K>
   void resident() const {
@@ -309,14 +314,18 @@ struct SoftmaxBackwardKernels : PlanLaunch {
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
     softmax_bwd_split_dot_kernel<T><<<blocks, 256, 0, a.stream>>>(rows3(a), partial, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
-    softmax_bwd_split_write_kernel<T><<<blocks, 256, 0, a.stream>>>(rows3(a), partial, w, plan.segments, seg);
+    // Launched overlapping the dot kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
+    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = overlap_split};
+    KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, shape, rows3(a), static_cast<const float*>(partial), w,
+                      plan.segments, seg));
   }
 };
 
+template <bool OverlapSplit>
 void launch_softmax_backward(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, SoftmaxBackwardKernels{{plan, a, g}});
+  launch_row_plan(kRules, plan, a, SoftmaxBackwardKernels{{plan, a, g}, OverlapSplit});
 }
 
 void launch_eager(const LaunchArgs& a) {
@@ -339,11 +348,13 @@ void launch_eager(const LaunchArgs& a) {
 
 void register_softmax_backward(Registry& r) {
   const RowOpDefinition def{
-      make_softmax_backward_op(), kRules, launch_softmax_backward,
+      make_softmax_backward_op(), kRules, launch_softmax_backward<true>,
       {{"auto", std::nullopt, "follows row_plan"},
        {"single_block", Forced::resident_any, "y and dy held in registers, one read of each"},
        {"looped", Forced::looped, "dot over chunks, then a second read of y and dy"},
-       {"split", Forced::split, "per-piece partial dots, then a fixed-order sum and write"}}};
+       {"split", Forced::split, "per-piece partial dots, then a fixed-order sum and write"},
+       {"split_serial", Forced::split, "split with the write kernel launched after the dot kernel ends (the control)",
+        launch_softmax_backward<false>}}};
   register_row_op(r, def);
   r.add_variant(row_baseline(
       def.op.name, "eager", "two kernels: row dot(y, dy), then elementwise dx",
