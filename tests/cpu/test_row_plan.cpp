@@ -1,6 +1,7 @@
 // row_plan pinned on a table of shapes (H200 limits), every resident plan one the kernels can
-// run, the row contracts on metadata-only views, the softmax oracle on masked rows, and the
-// row_sum tolerance shown able to fail on a drifting float32 sum.
+// run, the row contracts on metadata-only views, the softmax oracle on masked rows, the row_sum
+// tolerance shown able to fail on a drifting float32 sum, and the serial controls refusing what
+// their plans refuse.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -262,6 +263,33 @@ TEST(RowPlan, ForcedPlansSayWhatTheyCannotRun) {
   EXPECT_FALSE(plan_unsupported(Forced::resident_any, 8193, DType::f32, row_rules("rmsnorm_backward")).empty());
   EXPECT_FALSE(plan_unsupported(Forced::resident_any, 16384, DType::f32, row_rules("softmax_backward")).empty());
   EXPECT_TRUE(plan_unsupported(Forced::split, 1 << 20, DType::f32, softmax).empty());
+}
+
+// A serial control (a two-kernel plan with its second kernel launched after the first, not
+// overlapping it) is the same plan by another launch: it must refuse what its plan refuses, or a
+// comparison of the two in one run would compare different cases. (Its workspace is its plan's
+// too, register_row_op sizes both from the same forced plan; asking needs the device's limits.)
+TEST(RowPlan, SerialControlsRefuseWhatTheirPlansRefuse) {
+  const struct {
+    const char *op, *plan, *control;
+  } pairs[] = {{"rmsnorm", "split", "split_serial"},
+               {"softmax", "split", "split_serial"},
+               {"softmax_backward", "split", "split_serial"},
+               {"rmsnorm_backward", "looped", "looped_serial"}};
+  int compared = 0, refused = 0;
+  for (const auto& p : pairs) {
+    const Variant &plan = registry().variant(p.op, p.plan), &control = registry().variant(p.op, p.control);
+    for (DType dt : kAllDTypes)
+      for (const Shape& shape : {Shape{64, 131072}, Shape{4, 32769}, Shape{1024, 32768}, Shape{3, 1 << 20},
+                                 Shape{1, (1 << 20) + 1}}) {
+        const Case c = make_case(registry().op(p.op), dt, shape);
+        EXPECT_EQ(control.unsupported(c), plan.unsupported(c)) << case_label(c);
+        refused += plan.unsupported(c).empty() ? 0 : 1;
+        ++compared;
+      }
+  }
+  EXPECT_EQ(compared, 4 * 3 * 5);
+  EXPECT_EQ(refused, 4 * 3);  // the row past 2^20 columns, in every op and dtype: refusals are compared too
 }
 
 DeviceTensor meta(std::int64_t rows, std::int64_t cols, std::int64_t stride, DType t = DType::f32) {
