@@ -141,7 +141,9 @@ echo "build: $(( $(date +%s) - start )) s"
 
 tables=()
 for cfg in "$@"; do
-  step "run $cfg" ./$build/kbench run --config "$cfg" --out "$OUT/results" ${KBENCH_RUN_FLAGS:-}
+  # -v: a line as each case is prepared and each variant checked, so that a step killed at
+  # STEP_TIMEOUT_S says where it was (session 34's sweep hung in its checks and said nothing).
+  step "run $cfg" ./$build/kbench -v run --config "$cfg" --out "$OUT/results" ${KBENCH_RUN_FLAGS:-}
   echo "run $cfg: rc=$? after $(( $(date +%s) - start )) s"
   grep -E "warn|error" "$STEP_LOG" | head -10
   tables+=("$STEP_LOG")

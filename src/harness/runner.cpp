@@ -142,6 +142,7 @@ std::vector<std::unique_ptr<Prepared>> prepare_all(const Experiment& e, cudaStre
         continue;
       }
       report_variant_step("check", mc.c, v->name);
+      spdlog::debug("checking {} {}", case_label(mc.c), v->name);  // with -v: a check that hangs is named
       const CheckInfo info = check_variant(p->data, *v, stream);
       ++checked;
       if (!info.passed) {
