@@ -228,7 +228,6 @@ __global__ void rmsnorm_eager_rsqrt_kernel(const float* ms, float* rstd, std::in
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct RmsnormKernels : PlanLaunch {
   float eps;
-  bool overlap_split;  // false: split_serial, the control that shows what the overlap gains
 
   template <class T, int K>
   void resident() const {
@@ -255,17 +254,16 @@ struct RmsnormKernels : PlanLaunch {
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
     rmsnorm_split_h_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
-    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = overlap_split};
+    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = !plan.serial};
     KB_CUDA(launch_ex(rmsnorm_split_y_kernel<T>, shape, rmsnorm_tensors(a), static_cast<const float*>(partial), w,
                       plan.segments, seg, eps));
   }
 };
 
-template <bool OverlapSplit>
 void launch_rmsnorm(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_rmsnorm_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps")), OverlapSplit});
+  launch_row_plan(kRules, plan, a, RmsnormKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
 }
 
 // Workspace of the eager baseline: mean squares and rsqrt per row, then the scaled float32 copy.
@@ -304,7 +302,7 @@ void launch_eager(const LaunchArgs& a) {
 
 void register_rmsnorm(Registry& r) {
   const RowOpDefinition def{
-      make_rmsnorm_op(), kRules, launch_rmsnorm<true>,
+      make_rmsnorm_op(), kRules, launch_rmsnorm,
       {{"auto", std::nullopt, "follows row_plan"},
        {"block", Forced::resident_block, "a block of 64-512 threads per row, x and r in registers"},
        {"single_block", Forced::resident_any, "x and r held in registers, h kept packed: one read of each"},
@@ -312,8 +310,7 @@ void register_rmsnorm(Registry& r) {
        {"split", Forced::split, "h and per-piece sums of squares, then a fixed-order merge and y"},
        // The y kernel launched after the h kernel ends (its wait inside returns at once): timed
        // beside split, in the same visits, it shows what the overlap is worth.
-       {"split_serial", Forced::split, "split with y's kernel launched after h's ends, not overlapping it (the control)",
-        launch_rmsnorm<false>}}};
+       {"split_serial", Forced::split, "split with y's kernel launched after h's ends, not overlapping it (the control)", true}}};
   register_row_op(r, def);
   r.add_variant(row_baseline(def.op.name, "eager", "five kernels: add, mean of squares, rsqrt, scale, weight",
                              eager_workspace_bytes, launch_eager));

@@ -1021,7 +1021,6 @@ bool all_rows_aligned(const Tensors& t, std::int64_t w) {
 struct RmsnormBackwardKernels : PlanLaunch {
   float eps;
   bool clusters = true;  // false: the split plan runs its two-pass kernels wherever it runs
-  bool overlap_tiles = true;  // false: looped_serial, the control that shows what the overlap gains
   std::optional<DwWay> dw_way;  // the resident plan's: default_dw_way unless a variant names one
 
   template <class T, int K>
@@ -1081,7 +1080,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
       kernel = dh ? (dw ? rmsnorm_bwd_tile_vec_kernel<T, true, true> : rmsnorm_bwd_tile_vec_kernel<T, true, false>)
                   : (dw ? rmsnorm_bwd_tile_vec_kernel<T, false, true> : rmsnorm_bwd_tile_vec_kernel<T, false, false>);
     // Launched overlapping the sums kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    const LaunchShape shape{.grid = blocks, .block = dim3(kTileThreads), .stream = a.stream, .overlap_previous = overlap_tiles};
+    const LaunchShape shape{.grid = blocks, .block = dim3(kTileThreads), .stream = a.stream, .overlap_previous = !plan.serial};
     KB_CUDA(launch_ex(kernel, shape, t, static_cast<const float2*>(sums), partial, g.rows, w, segments,
                       grid.rows_per_group, eps));
     if (dw) {
@@ -1091,13 +1090,10 @@ struct RmsnormBackwardKernels : PlanLaunch {
   }
 };
 
-template <bool OverlapTiles>
 void launch_rmsnorm_backward(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_geometry(a);
   if (g.rows == 0 || g.width == 0) return;
-  RmsnormBackwardKernels k{{plan, a, g}, static_cast<float>(a.c.param("eps"))};
-  k.overlap_tiles = OverlapTiles;
-  launch_row_plan(kRules, plan, a, k);
+  launch_row_plan(kRules, plan, a, RmsnormBackwardKernels{{plan, a, g}, static_cast<float>(a.c.param("eps"))});
 }
 
 // The split plan's two-pass kernels at any shape (the split variant runs the cluster kernel
@@ -1173,14 +1169,13 @@ void launch_eager(const LaunchArgs& a) {
 void register_rmsnorm_backward(Registry& r) {
   RowOpDefinition def{make_rmsnorm_backward_op(),
                       kRules,
-                      launch_rmsnorm_backward<true>,
+                      launch_rmsnorm_backward,
                       {{"auto", std::nullopt, "follows row_plan"},
                        {"block", Forced::resident_block, "persistent blocks of 64-256 threads per row, dw per block"},
                        {"single_block", Forced::resident_any, "persistent blocks, h and dy in registers, dw per block"},
                        {"looped", Forced::looped, "row sums, then column tiles over row groups"},
                        {"looped_serial", Forced::looped,
-                        "looped with the tile kernel launched after the sums kernel ends (the control)",
-                        launch_rmsnorm_backward<false>},
+                        "looped with the tile kernel launched after the sums kernel ends (the control)", true},
                        {"split", Forced::split, "sm_90, rows to 131072 that fit one wave: a cluster per row; else as split_two_pass"}},
                       workspace_bytes};
   register_row_op(r, def);

@@ -43,9 +43,12 @@ void register_row_op(Registry& r, const RowOpDefinition& def) {
   for (const PlanVariant& plan : def.plans) {
     const RowRules rules = def.rules;
     const std::optional<Forced> forced = plan.forced;
-    const PlanLauncher launch = plan.launch ? plan.launch : def.launch;
-    Variant v = make_variant(def.op.name, plan.name, plan.summary, [rules, forced, launch](const LaunchArgs& a) {
-      launch(plan_for(a.c, rules, forced), a);
+    const PlanLauncher launch = def.launch;
+    const bool serial = plan.serial;
+    Variant v = make_variant(def.op.name, plan.name, plan.summary, [rules, forced, launch, serial](const LaunchArgs& a) {
+      RowPlan p = plan_for(a.c, rules, forced);
+      p.serial = serial;
+      launch(p, a);
     });
     v.unsupported = [rules, forced](const Case& c) {
       std::string why = row_case_problem(c);

@@ -21,14 +21,15 @@ using PlanLauncher = void (*)(const RowPlan&, const LaunchArgs&);
 // The workspace a plan needs for a case (zeroed once, reused by every launch).
 using PlanWorkspace = std::size_t (*)(const RowPlan&, const Case&, const RowRules&);
 
-// One named plan of an op; `forced` empty is the automatic choice (row_plan). `launch`, when set,
-// runs that plan instead of the op's launcher: the same plan launched another way (rmsnorm's
-// split_serial, the control of its split), with the plan's contracts and workspace.
+// One named plan of an op; `forced` empty is the automatic choice (row_plan). `serial` hands the
+// op's launcher the plan with RowPlan::serial set: the same plan, its second kernel launched
+// after the first ends (the controls split_serial and looped_serial), with the plan's contracts
+// and workspace.
 struct PlanVariant {
   std::string name;
   std::optional<Forced> forced;
   std::string summary;
-  PlanLauncher launch = nullptr;
+  bool serial = false;
 };
 
 struct RowOpDefinition {

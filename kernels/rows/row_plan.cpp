@@ -158,11 +158,11 @@ std::string describe(const RowPlan& p) {
   if (p.kind != RowKind::resident) s += " chunk=" + std::to_string(p.chunk);
   if (p.kind == RowKind::split)
     s += " segments=" + std::to_string(p.segments) + " segment=" + std::to_string(p.segment);
-  return s + " blocks=" + std::to_string(p.blocks);
+  return s + " blocks=" + std::to_string(p.blocks) + (p.serial ? " serial" : "");
 }
 
 std::string plan_name(const RowPlan& p) {
-  const std::string t = ".t" + std::to_string(p.threads);
+  const std::string t = ".t" + std::to_string(p.threads) + (p.serial ? ".serial" : "");
   switch (p.kind) {
     case RowKind::resident: return "resident.v" + std::to_string(p.vecs) + ".l" + std::to_string(p.lanes) + t;
     case RowKind::looped: return "looped.c" + std::to_string(p.chunk) + t;

@@ -141,6 +141,10 @@ struct RowPlan {
   int segments = 1;          // split: pieces per row
   std::int64_t segment = 0;  // split: elements per piece (a multiple of 16 bytes' worth)
   std::int64_t blocks = 0;   // grid size of the (first) kernel
+  // A two-kernel plan's second kernel launched after the first ends, not overlapping it (the
+  // *_serial controls, which show in the same visits what the overlap gains); set by a variant,
+  // never by row_plan. Plans of one kernel ignore it.
+  bool serial = false;
   bool operator==(const RowPlan&) const = default;
 };
 

@@ -294,8 +294,6 @@ __global__ void __launch_bounds__(256) softmax_eager_normalize_kernel(
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct SoftmaxKernels : PlanLaunch {
-  bool overlap_split;  // false: split_serial, the control that shows what the overlap gains
-
   template <class T, int K>
   void resident() const {
     softmax_resident_kernel<T, K><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
@@ -315,17 +313,16 @@ struct SoftmaxKernels : PlanLaunch {
     softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
     // Launched overlapping the stats kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = overlap_split};
+    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = !plan.serial};
     KB_CUDA(launch_ex(softmax_split_write_kernel<T>, shape, x, g.stride, static_cast<const float2*>(stats),
                       a.outputs[0].as<T>(), w, plan.segments, seg));
   }
 };
 
-template <bool OverlapSplit>
 void launch_softmax(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, SoftmaxKernels{{plan, a, g}, OverlapSplit});
+  launch_row_plan(kRules, plan, a, SoftmaxKernels{{plan, a, g}});
 }
 
 void launch_eager(const LaunchArgs& a) {
@@ -356,13 +353,12 @@ void launch_eager(const LaunchArgs& a) {
 
 void register_softmax(Registry& r) {
   const RowOpDefinition def{
-      make_softmax_op(), kRules, launch_softmax<true>,
+      make_softmax_op(), kRules, launch_softmax,
       {{"auto", std::nullopt, "follows row_plan"},
        {"single_block", Forced::resident_any, "row held in registers, one read of x"},
        {"looped", Forced::looped, "online max and sum per lane over chunks, then a second read"},
        {"split", Forced::split, "per-piece statistics kernel, then a merge-and-write kernel"},
-       {"split_serial", Forced::split, "split with the write kernel launched after the stats kernel ends (the control)",
-        launch_softmax<false>}}};
+       {"split_serial", Forced::split, "split with the write kernel launched after the stats kernel ends (the control)", true}}};
   register_row_op(r, def);
   r.add_variant(row_baseline(
       def.op.name, "eager", "three kernels: row max, row sum of exp, normalize",

@@ -290,8 +290,6 @@ Rows3 rows3(const LaunchArgs& a) {
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct SoftmaxBackwardKernels : PlanLaunch {
-  bool overlap_split;  // false: split_serial, the control that shows what the overlap gains
-
   template <class T, int K>
   void resident() const {
     const Rows3 t = rows3(a);
@@ -315,17 +313,16 @@ struct SoftmaxBackwardKernels : PlanLaunch {
     softmax_bwd_split_dot_kernel<T><<<blocks, 256, 0, a.stream>>>(rows3(a), partial, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
     // Launched overlapping the dot kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = overlap_split};
+    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = !plan.serial};
     KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, shape, rows3(a), static_cast<const float*>(partial), w,
                       plan.segments, seg));
   }
 };
 
-template <bool OverlapSplit>
 void launch_softmax_backward(const RowPlan& plan, const LaunchArgs& a) {
   const RowGeometry g = checked_row_geometry(a, {cols_of(a.c)});
   if (g.rows == 0 || g.width == 0) return;
-  launch_row_plan(kRules, plan, a, SoftmaxBackwardKernels{{plan, a, g}, OverlapSplit});
+  launch_row_plan(kRules, plan, a, SoftmaxBackwardKernels{{plan, a, g}});
 }
 
 void launch_eager(const LaunchArgs& a) {
@@ -348,13 +345,12 @@ void launch_eager(const LaunchArgs& a) {
 
 void register_softmax_backward(Registry& r) {
   const RowOpDefinition def{
-      make_softmax_backward_op(), kRules, launch_softmax_backward<true>,
+      make_softmax_backward_op(), kRules, launch_softmax_backward,
       {{"auto", std::nullopt, "follows row_plan"},
        {"single_block", Forced::resident_any, "y and dy held in registers, one read of each"},
        {"looped", Forced::looped, "dot over chunks, then a second read of y and dy"},
        {"split", Forced::split, "per-piece partial dots, then a fixed-order sum and write"},
-       {"split_serial", Forced::split, "split with the write kernel launched after the dot kernel ends (the control)",
-        launch_softmax_backward<false>}}};
+       {"split_serial", Forced::split, "split with the write kernel launched after the dot kernel ends (the control)", true}}};
   register_row_op(r, def);
   r.add_variant(row_baseline(
       def.op.name, "eager", "two kernels: row dot(y, dy), then elementwise dx",

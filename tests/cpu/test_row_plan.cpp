@@ -292,6 +292,19 @@ TEST(RowPlan, SerialControlsRefuseWhatTheirPlansRefuse) {
   EXPECT_EQ(refused, 4 * 3);  // the row past 2^20 columns, in every op and dtype: refusals are compared too
 }
 
+// A serial plan launches differently, so it must not share its plan's name or description (the
+// grid's variant names, the spec builds' records); row_plan never sets it.
+TEST(RowPlan, SerialPlansAreNamedApart) {
+  RowPlan p = row_plan(4, 32769, DType::f32, kH200, row_rules("softmax"));
+  ASSERT_EQ(p.kind, RowKind::split);
+  EXPECT_FALSE(p.serial);
+  RowPlan serial = p;
+  serial.serial = true;
+  EXPECT_NE(plan_name(serial), plan_name(p));
+  EXPECT_NE(describe(serial), describe(p));
+  EXPECT_EQ(plan_name(serial), plan_name(p) + ".serial");
+}
+
 DeviceTensor meta(std::int64_t rows, std::int64_t cols, std::int64_t stride, DType t = DType::f32) {
   return DeviceTensor{reinterpret_cast<void*>(std::uintptr_t{1} << 20), t, rows, cols, stride};
 }
