@@ -79,10 +79,11 @@ void add_check_command(CLI::App& app) {
     if (out_option->count() > 0 && out->empty()) throw UsageError("--out needs a folder");
     if (probe->count() > 0) return run_probe(*opts, *probe_seeds, *out);
     if (out_option->count() > 0) throw UsageError("--out applies to --tolerance-probe only: kbench check writes no file");
-    std::vector<std::string> lines;
     const SweepSettings s = resolve_sweep_settings(*opts);
-    const bool ok = check_experiment(sweep_experiment(s), lines);
-    for (const auto& l : lines) std::printf("%s\n", l.c_str());
+    const bool ok = check_experiment(sweep_experiment(s), [](const std::string& l) {
+      std::printf("%s\n", l.c_str());
+      std::fflush(stdout);  // each verdict as it comes, also into a pipe or a file
+    });
     if (!ok) throw Failure("some variants failed their check");
     end_with_plugin_refusals(s.plugins);
   });

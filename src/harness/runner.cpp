@@ -380,7 +380,7 @@ Result run_experiment(const Experiment& e, const std::vector<std::string>& argv)
   return result;
 }
 
-bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
+bool check_experiment(const Experiment& e, const std::function<void(const std::string&)>& line) {
   select_device(e.how.device);
   Stream stream;
   bool all = true;
@@ -395,9 +395,9 @@ bool check_experiment(const Experiment& e, std::vector<std::string>& lines) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "%-4s %-48s %-14s max_err %.3g (allowed %.3g)", info.passed ? "ok" : "FAIL",
                     case_label(mc.c).c_str(), v->name.c_str(), info.max_err, info.tolerance);
-      lines.push_back(std::string(buf) + (info.passed ? "" : ": " + info.detail));
+      line(std::string(buf) + (info.passed ? "" : ": " + info.detail));
     }
-    for (const auto& skip : mc.skipped) lines.push_back("skip " + case_label(mc.c) + " " + skip);
+    for (const auto& skip : mc.skipped) line("skip " + case_label(mc.c) + " " + skip);
     progress.advance(i + 1, e.cases.size(), case_label(mc.c));
   }
   return all;

@@ -129,8 +129,9 @@ struct Experiment {
 // are in extra.check_failures and their variants are not timed.
 Result run_experiment(const Experiment& e, const std::vector<std::string>& argv);
 
-// Prepares and checks every case, no timing: one line per variant and per skip; returns
+// Prepares and checks every case, no timing: one line per variant and per skip, handed to `line`
+// as each check ends (so that a check that hangs is the one after the last line); returns
 // whether every check passed.
-bool check_experiment(const Experiment& e, std::vector<std::string>& lines);
+bool check_experiment(const Experiment& e, const std::function<void(const std::string&)>& line);
 
 }  // namespace kbench
