@@ -42,6 +42,9 @@ struct StepVariant {
   bool baseline = false;
   std::string summary;
   std::string forward, backward;  // registered variant names of the parts
+  // The backward's first kernel launched overlapping the forward's last (LaunchArgs::
+  // overlap_previous): the launch gap between the parts, taken out where the backward honours it.
+  bool overlap = false;
 };
 
 struct StepDefinition {
@@ -50,8 +53,9 @@ struct StepDefinition {
   std::function<StepWiring(const Case&)> wiring;
   std::function<void(const Case&, std::vector<HostTensor>& inputs, Rng&)> generate;
   std::function<Tolerance(const StepParts&, const Case&, std::size_t output)> tolerance;
-  // Empty: `auto` (each part's automatic plan) and the baseline `eager` (each part's eager
-  // baseline), the row steps' pair.
+  // Empty: `auto` (each part's automatic plan, overlapping), its control `auto_serial` (the
+  // same, the backward launched after the forward ends) and the baseline `eager` (each part's
+  // eager baseline), the row steps' three.
   std::vector<StepVariant> variants = {};
 };
 

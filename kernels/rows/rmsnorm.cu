@@ -67,6 +67,7 @@ using Tensors = RmsnormTensors;
 template <class T, int K, bool Aligned>
 __global__ void __launch_bounds__(kRules.max_threads(K))
     rmsnorm_resident_kernel(Tensors t, std::int64_t rows, int width, int lanes, float eps) {
+  trigger_next_grid();  // a step's backward may start launching now: it waits inside for this grid's end
   rmsnorm_resident_row<T, K, Aligned>(t, rows, width, lanes, eps);
 }
 
@@ -141,6 +142,7 @@ __device__ __forceinline__ void write_y(const T* hr, const T* w, T* yr, int n, f
 template <class T>
 __global__ void __launch_bounds__(1024) rmsnorm_looped_kernel(Tensors t, std::int64_t rows, int width, float eps) {
   __shared__ float scratch[32];
+  trigger_next_grid();  // a step's backward may start launching now: it waits inside for this grid's end
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = static_cast<const T*>(t.x) + row_offset(row, t.x_stride);
     const T* res = static_cast<const T*>(t.r) + row_offset(row, t.r_stride);
@@ -170,6 +172,7 @@ __global__ void __launch_bounds__(256) rmsnorm_split_y_kernel(Tensors t, const f
                                                                int width, int segments, int segment, float eps) {
   __shared__ float scratch[32];
   wait_for_previous_grid();  // launched overlapping the h kernel: its h and partials first
+  trigger_next_grid();  // a step's backward may start launching now: it waits inside for this grid's end
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   KahanSum acc;  // fixed order: every block of the row gets the same bits

@@ -357,6 +357,7 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
   // The grid is resident from the start, so the finalize kernel may be launched now: its blocks
   // take SMs as this kernel's leave and wait there for the partials.
   if constexpr (WithDw && !GridSum) trigger_next_grid();
+  wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): h first
   // dh is loaded with h and dy, so that a row costs one trip to memory, not two. The 8-vector
   // kernels have no registers for it at their bound: with aligned rows they copy it to shared
   // memory (dh_stage, a row of vectors per slot) beside those loads and read it back after the
@@ -482,6 +483,7 @@ __global__ void __launch_bounds__(kTileThreads) rmsnorm_bwd_sums_kernel(Tensors 
                                                                         int segments, int segment) {
   __shared__ float scratch[32];
   trigger_next_grid();  // the tile kernel's blocks may take the SMs this grid's last wave leaves
+  wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): h first
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment, end = min(begin + segment, width);
   KahanSum ss, sg;
@@ -656,6 +658,7 @@ __global__ void __launch_bounds__(kClusterThreads)
   const int rank = static_cast<int>(cluster.block_rank()), lane = threadIdx.x & 31;
   const std::int64_t row = blockIdx.x / S;
   if constexpr (WithDw) trigger_next_grid();  // the finalize, where there is one, waits inside
+  wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): h first
   const auto column = [&](int k) { return (k * S + rank) * kClusterThreads + static_cast<int>(threadIdx.x); };
   // w is read twice (a row of it, from L1 or L2 the second time) rather than held: registers
   // decide how many clusters are resident, and so how many rows this kernel takes.
@@ -1034,8 +1037,15 @@ struct RmsnormBackwardKernels : PlanLaunch {
     auto* barrier = static_cast<unsigned*>(a.workspace);
     float* partial = dw ? reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) + kGridBarrierBytes) : nullptr;
     const int width = static_cast<int>(g.width);
+    // Never overlapping where the grid meets at a barrier: its size is what fits idle SMs, and
+    // blocks placed early beside the previous kernel's (whose shared memory split an SM cannot
+    // change while any block is resident) may leave too little room for the rest, which the
+    // barrier would then wait for forever (session 34's sweep hung with it overlapping, by this
+    // reading, not reproduced since; with it serial every step case ran in session 35's,
+    // results/sweep/sweep-20261207T233201Z-47f7a1.json).
     const LaunchShape shape{.grid = dim3(l.grid.blocks), .block = dim3(static_cast<unsigned>(plan.threads)),
-                            .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster};
+                            .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster,
+                            .overlap_previous = a.overlap_previous && !way.grid_sum};
     KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial,
                       dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier));
     if (dw && !way.grid_sum) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
@@ -1052,7 +1062,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
     auto* partial = static_cast<float*>(a.workspace);
     if (partials && partial == nullptr) throw std::invalid_argument(a.c.op + " split: no workspace");
     const LaunchShape shape{.grid = dim3(static_cast<unsigned>(g.rows) * l.size), .block = dim3(kClusterThreads),
-                            .stream = a.stream, .cluster = l.size};
+                            .stream = a.stream, .cluster = l.size, .overlap_previous = a.overlap_previous};
     KB_CUDA(launch_ex(l.kernel, shape, tensors(a), g.rows, static_cast<int>(g.width), eps, partial,
                       dw ? a.outputs[1].as<T>() : nullptr));
     if (partials) launch_finalize<T>(a, partial, g.rows);
@@ -1068,9 +1078,10 @@ struct RmsnormBackwardKernels : PlanLaunch {
     const int w = static_cast<int>(g.width);
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    (aligned ? rmsnorm_bwd_sums_kernel<T, true> : rmsnorm_bwd_sums_kernel<T, false>)<<<
-        static_cast<unsigned>(g.rows * segments), kTileThreads, 0, a.stream>>>(t, sums, w, segments, segment);
-    KB_CUDA_LAUNCH();
+    const LaunchShape sums_shape{.grid = dim3(static_cast<unsigned>(g.rows * segments)), .block = dim3(kTileThreads),
+                                 .stream = a.stream, .overlap_previous = a.overlap_previous};
+    KB_CUDA(launch_ex(aligned ? rmsnorm_bwd_sums_kernel<T, true> : rmsnorm_bwd_sums_kernel<T, false>, sums_shape, t, sums,
+                      w, segments, segment));
     const TileGrid grid = aligned ? tile_grid(g.rows, g.width, kTileThreads * kVec<T>) : tile_grid(g.rows, g.width);
     const dim3 blocks(grid.tiles, static_cast<unsigned>(grid.groups));
     const bool dh = has_dh(a.c), dw = with_dw(a.c);

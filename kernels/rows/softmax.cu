@@ -96,6 +96,7 @@ template <class T, int K>
 __global__ void __launch_bounds__(kRules.max_threads(K))
     softmax_resident_kernel(const T* __restrict__ x, std::int64_t x_stride, T* __restrict__ y,
                             std::int64_t rows, int width, int lanes) {
+  trigger_next_grid();  // a step's backward may start launching now: it waits inside for this grid's end
   softmax_resident_row<T, K, false>(x, x_stride, y, rows, width, lanes);
 }
 
@@ -170,6 +171,7 @@ __global__ void __launch_bounds__(1024) softmax_looped_kernel(const T* __restric
                                                               T* __restrict__ y,
                                                               std::int64_t rows, int width) {
   __shared__ float scratch[64];
+  trigger_next_grid();  // a step's backward may start launching now: it waits inside for this grid's end
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row_offset(row, x_stride);
     T* yr = y + row_offset(row, width);
@@ -199,6 +201,7 @@ __global__ void __launch_bounds__(256) softmax_split_write_kernel(
     T* __restrict__ y, int width, int segments, int segment) {
   __shared__ float scratch[64];
   wait_for_previous_grid();  // launched overlapping the stats kernel: its stats first
+  trigger_next_grid();  // a step's backward may start launching now: it waits inside for this grid's end
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   // Merge the row's pieces: thread-strided in a fixed order, then the fixed block tree.

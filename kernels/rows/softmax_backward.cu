@@ -105,6 +105,7 @@ template <class T, int K, bool Aligned>
 __global__ void __launch_bounds__(kRules.max_threads(K))
     softmax_bwd_resident_kernel(Rows3 t, std::int64_t rows, int width, int lanes) {
   __shared__ float scratch[32];
+  wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): y first
   const auto [row, lane] = resident_slot(lanes);
   const bool active = row < rows;
   const std::int64_t r = active ? row : 0;
@@ -204,6 +205,7 @@ template <class T>
 __global__ void __launch_bounds__(1024) softmax_bwd_looped_kernel(Rows3 t, std::int64_t rows,
                                                                   int width) {
   __shared__ float scratch[32];
+  wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): y first
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* yr = static_cast<const T*>(t.y) + row_offset(row, t.y_stride);
     const T* dyr = static_cast<const T*>(t.dy) + row_offset(row, t.dy_stride);
@@ -220,6 +222,7 @@ __global__ void __launch_bounds__(256) softmax_bwd_split_dot_kernel(Rows3 t, flo
                                                                     int segment) {
   __shared__ float scratch[32];
   trigger_next_grid();  // the write kernel's blocks may take the SMs this grid's last wave leaves
+  wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): y first
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* yr = static_cast<const T*>(t.y) + row_offset(row, t.y_stride) + begin;
@@ -290,6 +293,13 @@ Rows3 rows3(const LaunchArgs& a) {
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct SoftmaxBackwardKernels : PlanLaunch {
+  // Every plan's first kernel: overlapping the kernel before it where the launch allows it (a
+  // step's forward); each waits inside before it reads y.
+  LaunchShape first_launch(std::int64_t blocks, int threads) const {
+    return {.grid = dim3(static_cast<unsigned>(blocks)), .block = dim3(static_cast<unsigned>(threads)), .stream = a.stream,
+            .overlap_previous = a.overlap_previous};
+  }
+
   template <class T, int K>
   void resident() const {
     const Rows3 t = rows3(a);
@@ -298,20 +308,19 @@ struct SoftmaxBackwardKernels : PlanLaunch {
                          rows_aligned(static_cast<const T*>(t.dy), t.dy_stride, w) &&
                          rows_aligned(static_cast<const T*>(t.dx), w, w);
     const auto kernel = aligned ? softmax_bwd_resident_kernel<T, K, true> : softmax_bwd_resident_kernel<T, K, false>;
-    kernel<<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(t, g.rows, static_cast<int>(w), plan.lanes);
+    KB_CUDA(launch_ex(kernel, first_launch(plan.blocks, plan.threads), t, g.rows, static_cast<int>(w), plan.lanes));
   }
   template <class T>
   void looped() const {
-    softmax_bwd_looped_kernel<T><<<static_cast<unsigned>(plan.blocks), plan.threads, 0, a.stream>>>(
-        rows3(a), g.rows, static_cast<int>(g.width));
+    KB_CUDA(launch_ex(softmax_bwd_looped_kernel<T>, first_launch(plan.blocks, plan.threads), rows3(a), g.rows,
+                      static_cast<int>(g.width)));
   }
   template <class T>
   void split() const {
     auto* partial = static_cast<float*>(a.workspace);
     const auto blocks = static_cast<unsigned>(g.rows * plan.segments);
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
-    softmax_bwd_split_dot_kernel<T><<<blocks, 256, 0, a.stream>>>(rows3(a), partial, w, plan.segments, seg);
-    KB_CUDA_LAUNCH();
+    KB_CUDA(launch_ex(softmax_bwd_split_dot_kernel<T>, first_launch(blocks, 256), rows3(a), partial, w, plan.segments, seg));
     // Launched overlapping the dot kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
     const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = !plan.serial};
     KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, shape, rows3(a), static_cast<const float*>(partial), w,

@@ -95,6 +95,11 @@ struct LaunchArgs {
   std::span<const DeviceTensor> outputs;
   void* workspace = nullptr;  // Launchable::workspace_bytes(c) bytes, or nullptr
   cudaStream_t stream = nullptr;
+  // The launch's first kernel may start while the kernel before it on the stream still runs
+  // (programmatic dependent launch) and wait inside for its writes: a training step sets it for
+  // its backward, whose inputs its forward has just written. A permission, not a promise: a
+  // launcher that does not honour it launches as usual.
+  bool overlap_previous = false;
 };
 
 // |out - ref| <= atol + rtol * |ref| per element; `why` says where the size comes from.

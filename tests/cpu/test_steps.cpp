@@ -28,14 +28,16 @@ std::vector<HostTensor> generated(const Op& op, const Case& c) {
   return in;
 }
 
-TEST(Steps, RegisteredWithAnAutoVariantAndAnEagerBaseline) {
+TEST(Steps, RegisteredWithAutoItsSerialControlAndAnEagerBaseline) {
   for (const char* name : {"softmax_step", "rmsnorm_step"}) {
     const std::vector<const Variant*> vs = registry().variants(name);
-    ASSERT_EQ(vs.size(), 2u) << name;
+    ASSERT_EQ(vs.size(), 3u) << name;
     EXPECT_EQ(vs[0]->name, "auto");
     EXPECT_FALSE(vs[0]->baseline);
-    EXPECT_EQ(vs[1]->name, "eager");
-    EXPECT_TRUE(vs[1]->baseline);
+    EXPECT_EQ(vs[1]->name, "auto_serial");
+    EXPECT_FALSE(vs[1]->baseline);
+    EXPECT_EQ(vs[2]->name, "eager");
+    EXPECT_TRUE(vs[2]->baseline);
     EXPECT_EQ(registry().op(name).shape_rank, 2u);
   }
   const test::CommandResult list = test::run_kbench("list");
