@@ -1043,9 +1043,9 @@ struct RmsnormBackwardKernels : PlanLaunch {
     // barrier would then wait for forever (session 34's sweep hung with it overlapping, by this
     // reading, not reproduced since; with it serial every step case ran in session 35's,
     // results/sweep/sweep-20261207T233201Z-47f7a1.json).
-    const LaunchShape shape{.grid = dim3(l.grid.blocks), .block = dim3(static_cast<unsigned>(plan.threads)),
-                            .shared = l.shared, .stream = a.stream, .cluster = l.grid.cluster,
-                            .overlap_previous = a.overlap_previous && !way.grid_sum};
+    LaunchShape shape = first({.grid = dim3(l.grid.blocks), .block = dim3(static_cast<unsigned>(plan.threads)),
+                               .shared = l.shared, .cluster = l.grid.cluster});
+    if (way.grid_sum) shape.overlap_previous = false;
     KB_CUDA(launch_ex(l.kernel, shape, t, g.rows, width, plan.lanes, eps, partial,
                       dw ? static_cast<void*>(a.outputs[1].as<T>()) : nullptr, barrier));
     if (dw && !way.grid_sum) launch_finalize<T>(a, partial, l.grid.blocks / l.grid.cluster);  // a partial row per cluster
@@ -1061,8 +1061,8 @@ struct RmsnormBackwardKernels : PlanLaunch {
     const bool dw = with_dw(a.c), partials = dw && g.rows > 1;
     auto* partial = static_cast<float*>(a.workspace);
     if (partials && partial == nullptr) throw std::invalid_argument(a.c.op + " split: no workspace");
-    const LaunchShape shape{.grid = dim3(static_cast<unsigned>(g.rows) * l.size), .block = dim3(kClusterThreads),
-                            .stream = a.stream, .cluster = l.size, .overlap_previous = a.overlap_previous};
+    const LaunchShape shape =
+        first({.grid = dim3(static_cast<unsigned>(g.rows) * l.size), .block = dim3(kClusterThreads), .cluster = l.size});
     KB_CUDA(launch_ex(l.kernel, shape, tensors(a), g.rows, static_cast<int>(g.width), eps, partial,
                       dw ? a.outputs[1].as<T>() : nullptr));
     if (partials) launch_finalize<T>(a, partial, g.rows);
@@ -1078,8 +1078,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
     const int w = static_cast<int>(g.width);
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    const LaunchShape sums_shape{.grid = dim3(static_cast<unsigned>(g.rows * segments)), .block = dim3(kTileThreads),
-                                 .stream = a.stream, .overlap_previous = a.overlap_previous};
+    const LaunchShape sums_shape = first({.grid = dim3(static_cast<unsigned>(g.rows * segments)), .block = dim3(kTileThreads)});
     KB_CUDA(launch_ex(aligned ? rmsnorm_bwd_sums_kernel<T, true> : rmsnorm_bwd_sums_kernel<T, false>, sums_shape, t, sums,
                       w, segments, segment));
     const TileGrid grid = aligned ? tile_grid(g.rows, g.width, kTileThreads * kVec<T>) : tile_grid(g.rows, g.width);
@@ -1091,8 +1090,7 @@ struct RmsnormBackwardKernels : PlanLaunch {
       kernel = dh ? (dw ? rmsnorm_bwd_tile_vec_kernel<T, true, true> : rmsnorm_bwd_tile_vec_kernel<T, true, false>)
                   : (dw ? rmsnorm_bwd_tile_vec_kernel<T, false, true> : rmsnorm_bwd_tile_vec_kernel<T, false, false>);
     // Launched overlapping the sums kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    const LaunchShape shape{.grid = blocks, .block = dim3(kTileThreads), .stream = a.stream, .overlap_previous = !plan.serial};
-    KB_CUDA(launch_ex(kernel, shape, t, static_cast<const float2*>(sums), partial, g.rows, w, segments,
+    KB_CUDA(launch_ex(kernel, second({.grid = blocks, .block = dim3(kTileThreads)}), t, static_cast<const float2*>(sums), partial, g.rows, w, segments,
                       grid.rows_per_group, eps));
     if (dw) {
       KB_CUDA_LAUNCH();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "kernels/common/launch_ex.cuh"
 #include "kernels/common/dispatch.cuh"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_plan.hpp"
@@ -70,6 +71,22 @@ struct PlanLaunch {
   const RowPlan& plan;
   const LaunchArgs& a;
   RowGeometry g;
+
+  // A plan's first kernel, on the launch's stream: overlapping the kernel before it where the
+  // launch allows it (a training step's backward after its forward, LaunchArgs::overlap_previous);
+  // such a kernel calls wait_for_previous_grid() before it reads what that kernel wrote.
+  LaunchShape first(LaunchShape s) const {
+    s.stream = a.stream;
+    s.overlap_previous = a.overlap_previous;
+    return s;
+  }
+  // A two-kernel plan's second kernel: overlapping the first unless the plan is its serial
+  // control (RowPlan::serial), so that its launch and first wave are not a gap between the two.
+  LaunchShape second(LaunchShape s) const {
+    s.stream = a.stream;
+    s.overlap_previous = !plan.serial;
+    return s;
+  }
 };
 
 template <class Kernels>

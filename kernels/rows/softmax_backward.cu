@@ -293,11 +293,10 @@ Rows3 rows3(const LaunchArgs& a) {
 
 // The plan's kernels for launch_row_plan (row_launch.hpp).
 struct SoftmaxBackwardKernels : PlanLaunch {
-  // Every plan's first kernel: overlapping the kernel before it where the launch allows it (a
-  // step's forward); each waits inside before it reads y.
+  // Every plan's first kernel may overlap a step's forward (PlanLaunch::first): each waits
+  // inside before it reads y.
   LaunchShape first_launch(std::int64_t blocks, int threads) const {
-    return {.grid = dim3(static_cast<unsigned>(blocks)), .block = dim3(static_cast<unsigned>(threads)), .stream = a.stream,
-            .overlap_previous = a.overlap_previous};
+    return first({.grid = dim3(static_cast<unsigned>(blocks)), .block = dim3(static_cast<unsigned>(threads))});
   }
 
   template <class T, int K>
@@ -322,8 +321,7 @@ struct SoftmaxBackwardKernels : PlanLaunch {
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
     KB_CUDA(launch_ex(softmax_bwd_split_dot_kernel<T>, first_launch(blocks, 256), rows3(a), partial, w, plan.segments, seg));
     // Launched overlapping the dot kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    const LaunchShape shape{.grid = dim3(blocks), .block = dim3(256), .stream = a.stream, .overlap_previous = !plan.serial};
-    KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, shape, rows3(a), static_cast<const float*>(partial), w,
+    KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), rows3(a), static_cast<const float*>(partial), w,
                       plan.segments, seg));
   }
 };
