@@ -65,32 +65,6 @@ int resident_clusters(Kernel kernel, unsigned cluster, unsigned threads, std::si
   return count;
 }
 
-// Whether a grid of `second_blocks` blocks of `second` can be resident beside one of
-// `first_blocks` blocks of `first` (both of `threads` threads, no dynamic shared memory), each
-// grid's share of an SM (its blocks over the SMs, rounded up) taken as a fraction of what the
-// occupancy calculator fits of that kernel alone, the two fractions at most a whole SM. It decides
-// when a two-kernel plan's first kernel lets its second, launched overlapping it, start (below):
-// at once where the second fits beside it, so that its launch and placement are hidden; only as
-// the first's blocks end where it does not, since blocks placed early would take the slots the
-// first grid's blocks leave one at a time and the rest of the second grid would run as a wave
-// of its own (softmax's split at 64x131072: 576 + 576 blocks over 132 SMs, float32, 32.4 us triggering at
-// once against 27.0 us as the blocks end, H100, cupti: docs/kernels.md, split pieces).
-template <class First, class Second>
-bool grids_fit_together(First first, unsigned first_blocks, Second second, unsigned second_blocks, int threads) {
-  int device = 0, sms = 0, fit_first = 0, fit_second = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_first, first, threads, 0) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit_second, second, threads, 0) != cudaSuccess) {
-    (void)cudaGetLastError();  // no answer: the safe side, triggering as the blocks end
-    return false;
-  }
-  if (sms <= 0 || fit_first <= 0 || fit_second <= 0) return false;
-  const auto per_sm = [&](unsigned blocks) { return (static_cast<long long>(blocks) + sms - 1) / sms; };
-  return per_sm(first_blocks) * fit_second + per_sm(second_blocks) * fit_first <=
-         static_cast<long long>(fit_first) * fit_second;
-}
-
 // wait_for_previous_grid: in a kernel launched with overlap_previous, wait until the kernel
 // before it in the stream has ended and its writes are visible. trigger_next_grid: in that
 // kernel before, let the next one start launching now (all of its blocks must call it, or end);

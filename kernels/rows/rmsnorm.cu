@@ -155,11 +155,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_looped_kernel(Tensors t, std::in
 
 template <class T>
 __global__ void __launch_bounds__(256) rmsnorm_split_h_kernel(Tensors t, float* __restrict__ partial, int width,
-                                                               int segments, int segment, bool trigger_early) {
+                                                               int segments, int segment) {
   __shared__ float scratch[32];
-  // The y kernel may start launching now where it fits beside this grid (grids_fit_together);
-  // otherwise each block lets it as the block ends.
-  if (trigger_early) trigger_next_grid();
+  trigger_next_grid();  // the y kernel's blocks may take the SMs this grid's last wave leaves
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* xr = static_cast<const T*>(t.x) + row_offset(row, t.x_stride) + begin;
@@ -257,8 +255,7 @@ struct RmsnormKernels : PlanLaunch {
     auto* partial = static_cast<float*>(a.workspace);
     const auto blocks = static_cast<unsigned>(g.rows * plan.segments);
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
-    const bool early = grids_fit_together(rmsnorm_split_h_kernel<T>, blocks, rmsnorm_split_y_kernel<T>, blocks, 256);
-    rmsnorm_split_h_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg, early);
+    rmsnorm_split_h_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
     KB_CUDA(launch_ex(rmsnorm_split_y_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), rmsnorm_tensors(a), static_cast<const float*>(partial), w,
                       plan.segments, seg, eps));

@@ -480,12 +480,9 @@ __global__ void __launch_bounds__(kRules.max_threads(K), Aligned ? kMinResidentB
 // speed at 64x131072.
 template <class T, bool Aligned>
 __global__ void __launch_bounds__(kTileThreads) rmsnorm_bwd_sums_kernel(Tensors t, float2* sums, int width,
-                                                                        int segments, int segment,
-                                                                        bool trigger_early) {
+                                                                        int segments, int segment) {
   __shared__ float scratch[32];
-  // The tile kernel may start launching now where it fits beside this grid (grids_fit_together);
-  // otherwise each block lets it as the block ends.
-  if (trigger_early) trigger_next_grid();
+  trigger_next_grid();  // the tile kernel's blocks may take the SMs this grid's last wave leaves
   wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): h first
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment, end = min(begin + segment, width);
@@ -1081,6 +1078,9 @@ struct RmsnormBackwardKernels : PlanLaunch {
     const int w = static_cast<int>(g.width);
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
+    const LaunchShape sums_shape = first({.grid = dim3(static_cast<unsigned>(g.rows * segments)), .block = dim3(kTileThreads)});
+    KB_CUDA(launch_ex(aligned ? rmsnorm_bwd_sums_kernel<T, true> : rmsnorm_bwd_sums_kernel<T, false>, sums_shape, t, sums,
+                      w, segments, segment));
     const TileGrid grid = aligned ? tile_grid(g.rows, g.width, kTileThreads * kVec<T>) : tile_grid(g.rows, g.width);
     const dim3 blocks(grid.tiles, static_cast<unsigned>(grid.groups));
     const bool dh = has_dh(a.c), dw = with_dw(a.c);
@@ -1089,14 +1089,9 @@ struct RmsnormBackwardKernels : PlanLaunch {
     if (aligned)
       kernel = dh ? (dw ? rmsnorm_bwd_tile_vec_kernel<T, true, true> : rmsnorm_bwd_tile_vec_kernel<T, true, false>)
                   : (dw ? rmsnorm_bwd_tile_vec_kernel<T, false, true> : rmsnorm_bwd_tile_vec_kernel<T, false, false>);
-    const auto sums_kernel = aligned ? rmsnorm_bwd_sums_kernel<T, true> : rmsnorm_bwd_sums_kernel<T, false>;
-    const auto sums_blocks = static_cast<unsigned>(g.rows * segments);
-    const bool early = grids_fit_together(sums_kernel, sums_blocks, kernel, blocks.x * blocks.y, kTileThreads);
-    KB_CUDA(launch_ex(sums_kernel, first({.grid = dim3(sums_blocks), .block = dim3(kTileThreads)}), t, sums, w, segments,
-                      segment, early));
     // Launched overlapping the sums kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    KB_CUDA(launch_ex(kernel, second({.grid = blocks, .block = dim3(kTileThreads)}), t, static_cast<const float2*>(sums),
-                      partial, g.rows, w, segments, grid.rows_per_group, eps));
+    KB_CUDA(launch_ex(kernel, second({.grid = blocks, .block = dim3(kTileThreads)}), t, static_cast<const float2*>(sums), partial, g.rows, w, segments,
+                      grid.rows_per_group, eps));
     if (dw) {
       KB_CUDA_LAUNCH();
       launch_finalize<T>(a, partial, grid.groups);

@@ -184,11 +184,9 @@ __global__ void __launch_bounds__(1024) softmax_looped_kernel(const T* __restric
 template <class T>
 __global__ void __launch_bounds__(256) softmax_split_stats_kernel(
     const T* __restrict__ x, std::int64_t x_stride, float2* __restrict__ stats, int width,
-    int segments, int segment, bool trigger_early) {
+    int segments, int segment) {
   __shared__ float scratch[64];
-  // The write kernel may start launching now where it fits beside this grid (grids_fit_together);
-  // otherwise each block lets it as the block ends.
-  if (trigger_early) trigger_next_grid();
+  trigger_next_grid();  // the write kernel's blocks may take the SMs this grid's last wave leaves
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
   const T* xr = x + row_offset(row, x_stride) + begin;
@@ -315,9 +313,7 @@ struct SoftmaxKernels : PlanLaunch {
     const auto blocks = static_cast<unsigned>(g.rows * plan.segments);
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
     const T* x = a.inputs[0].as<const T>();
-    const bool early =
-        grids_fit_together(softmax_split_stats_kernel<T>, blocks, softmax_split_write_kernel<T>, blocks, 256);
-    softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, w, plan.segments, seg, early);
+    softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
     // Launched overlapping the stats kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
     KB_CUDA(launch_ex(softmax_split_write_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), x, g.stride, static_cast<const float2*>(stats),

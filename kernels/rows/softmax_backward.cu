@@ -219,11 +219,9 @@ __global__ void __launch_bounds__(1024) softmax_bwd_looped_kernel(Rows3 t, std::
 template <class T>
 __global__ void __launch_bounds__(256) softmax_bwd_split_dot_kernel(Rows3 t, float* __restrict__ partial,
                                                                     int width, int segments,
-                                                                    int segment, bool trigger_early) {
+                                                                    int segment) {
   __shared__ float scratch[32];
-  // The write kernel may start launching now where it fits beside this grid (grids_fit_together);
-  // otherwise each block lets it as the block ends.
-  if (trigger_early) trigger_next_grid();
+  trigger_next_grid();  // the write kernel's blocks may take the SMs this grid's last wave leaves
   wait_for_previous_grid();  // launched overlapping a step's forward (LaunchArgs::overlap_previous): y first
   const std::int64_t row = blockIdx.x / segments;
   const int begin = (blockIdx.x % segments) * segment;
@@ -321,10 +319,7 @@ struct SoftmaxBackwardKernels : PlanLaunch {
     auto* partial = static_cast<float*>(a.workspace);
     const auto blocks = static_cast<unsigned>(g.rows * plan.segments);
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
-    const bool early =
-        grids_fit_together(softmax_bwd_split_dot_kernel<T>, blocks, softmax_bwd_split_write_kernel<T>, blocks, 256);
-    KB_CUDA(launch_ex(softmax_bwd_split_dot_kernel<T>, first_launch(blocks, 256), rows3(a), partial, w, plan.segments, seg,
-                      early));
+    KB_CUDA(launch_ex(softmax_bwd_split_dot_kernel<T>, first_launch(blocks, 256), rows3(a), partial, w, plan.segments, seg));
     // Launched overlapping the dot kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
     KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), rows3(a), static_cast<const float*>(partial), w,
                       plan.segments, seg));
