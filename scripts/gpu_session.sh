@@ -35,6 +35,7 @@
 # chosen variants with Nsight Compute (below);
 # SASS=1 prints the SASS instruction mix of the gemm objects (HGMMA: wgmma on the fast path);
 # STEP_TIMEOUT_S kills any step that runs longer (a hung kernel costs one step, not the call);
+# AB_PATCH=<file> runs the sweeps again with that patch applied and compares (below);
 # PACK=1 packs the result files into one archive; GPU_TEST_FILTER narrows the gtest run (a
 # ctest -R regex; GPU_TEST_LABEL=gpu leaves the CPU tests out, CI runs them) and
 # SKIP_TESTS=1 leaves it out (BUILD_TARGETS=kbench then builds the binary alone, for a short call); SANITIZE=1 adds scripts/sanitize.sh (compute-sanitizer) before
@@ -140,14 +141,46 @@ step build configure_and_build || { tail -40 "$STEP_LOG"; echo "BUILD FAILED"; e
 echo "build: $(( $(date +%s) - start )) s"
 
 tables=()
-for cfg in "$@"; do
+written=()  # each sweep's result file, "" where the run wrote none
+run_sweep() {  # run_sweep CONFIG LABEL
   # -v: a line as each case is prepared and each variant checked, so that a step killed at
   # STEP_TIMEOUT_S says where it was (session 34's sweep hung in its checks and said nothing).
-  step "run $cfg" ./$build/kbench -v run --config "$cfg" --out "$OUT/results" ${KBENCH_RUN_FLAGS:-}
-  echo "run $cfg: rc=$? after $(( $(date +%s) - start )) s"
+  step "run $1$2" ./$build/kbench -v run --config "$1" --out "$OUT/results" ${KBENCH_RUN_FLAGS:-}
+  echo "run $1$2: rc=$? after $(( $(date +%s) - start )) s"
   grep -E "warn|error" "$STEP_LOG" | head -10
   tables+=("$STEP_LOG")
-done
+  written+=("$(grep -o 'wrote [^ ]*\.json' "$STEP_LOG" | tail -1 | cut -d' ' -f2)")
+}
+for cfg in "$@"; do run_sweep "$cfg" ""; done
+
+# AB_PATCH=<file>: a change judged against main in one call, on one GPU (comparisons that must
+# hold at the 1% level come from one call; sessions 33 and 36 did this by hand). After the
+# sweeps above, the patch is applied (git apply) and built, the same sweeps run again (each
+# result records the patch as its diff, beside main's under $OUT/results/<experiment>/), and
+# `kbench compare` main -> patched is printed for each. Everything after (PyTorch, experiments,
+# tests) runs on the patched tree.
+if [ -n "${AB_PATCH:-}" ]; then
+  main_results=("${written[@]}")
+  written=()
+  patch_and_build() { git apply "$AB_PATCH" && configure_and_build; }
+  if step "apply $AB_PATCH" patch_and_build; then
+    echo "apply $AB_PATCH: built after $(( $(date +%s) - start )) s"
+    for cfg in "$@"; do run_sweep "$cfg" " (patched)"; done
+    for i in "${!main_results[@]}"; do
+      a=${main_results[$i]} b=${written[$i]:-}
+      if [ -z "$a" ] || [ -z "$b" ]; then echo "compare ${*:i+1:1}: a side wrote no result"; continue; fi
+      step "compare ${*:i+1:1}" ./$build/kbench compare "$a" "$b"
+      # Printed last with the sweeps' tables: the verdicts that moved, then the counts.
+      ab_table=$(mktemp)
+      { echo "### main -> $AB_PATCH: ${*:i+1:1}"; grep -E "\| (faster|slower) \|$" "$STEP_LOG"
+        grep -E "^[0-9]+ faster, " "$STEP_LOG"; } >"$ab_table"
+      tables+=("$ab_table")
+    done
+  else
+    tail -20 "$STEP_LOG"
+    echo "AB_PATCH: $AB_PATCH did not apply or build; nothing after it ran on it"
+  fi
+fi
 if [ -n "${TORCH_CONFIG:-}" ]; then
   for tc in $TORCH_CONFIG; do
     PYTHONUNBUFFERED=1 step "torch $tc" python3 scripts/torch_baseline.py --config "$tc" \
