@@ -257,8 +257,8 @@ struct RmsnormKernels : PlanLaunch {
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
     rmsnorm_split_h_kernel<T><<<blocks, 256, 0, a.stream>>>(rmsnorm_tensors(a), partial, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
-    KB_CUDA(launch_ex(rmsnorm_split_y_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), rmsnorm_tensors(a), static_cast<const float*>(partial), w,
-                      plan.segments, seg, eps));
+    KB_CUDA(launch_ex(rmsnorm_split_y_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), rmsnorm_tensors(a),
+                      static_cast<const float*>(partial), w, plan.segments, seg, eps));
   }
 };
 

@@ -1078,7 +1078,8 @@ struct RmsnormBackwardKernels : PlanLaunch {
     const int w = static_cast<int>(g.width);
     const Tensors t = tensors(a);
     const bool aligned = all_rows_aligned<T>(t, g.width);
-    const LaunchShape sums_shape = first({.grid = dim3(static_cast<unsigned>(g.rows * segments)), .block = dim3(kTileThreads)});
+    const LaunchShape sums_shape =
+        first({.grid = dim3(static_cast<unsigned>(g.rows * segments)), .block = dim3(kTileThreads)});
     KB_CUDA(launch_ex(aligned ? rmsnorm_bwd_sums_kernel<T, true> : rmsnorm_bwd_sums_kernel<T, false>, sums_shape, t, sums,
                       w, segments, segment));
     const TileGrid grid = aligned ? tile_grid(g.rows, g.width, kTileThreads * kVec<T>) : tile_grid(g.rows, g.width);
@@ -1090,8 +1091,8 @@ struct RmsnormBackwardKernels : PlanLaunch {
       kernel = dh ? (dw ? rmsnorm_bwd_tile_vec_kernel<T, true, true> : rmsnorm_bwd_tile_vec_kernel<T, true, false>)
                   : (dw ? rmsnorm_bwd_tile_vec_kernel<T, false, true> : rmsnorm_bwd_tile_vec_kernel<T, false, false>);
     // Launched overlapping the sums kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    KB_CUDA(launch_ex(kernel, second({.grid = blocks, .block = dim3(kTileThreads)}), t, static_cast<const float2*>(sums), partial, g.rows, w, segments,
-                      grid.rows_per_group, eps));
+    KB_CUDA(launch_ex(kernel, second({.grid = blocks, .block = dim3(kTileThreads)}), t, static_cast<const float2*>(sums),
+                      partial, g.rows, w, segments, grid.rows_per_group, eps));
     if (dw) {
       KB_CUDA_LAUNCH();
       launch_finalize<T>(a, partial, grid.groups);

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "kernels/common/launch_ex.cuh"
 #include "kernels/common/dispatch.cuh"
+#include "kernels/common/launch_ex.cuh"
 #include "kernels/rows/row_contract.hpp"
 #include "kernels/rows/row_plan.hpp"
 

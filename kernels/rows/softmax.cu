@@ -316,8 +316,8 @@ struct SoftmaxKernels : PlanLaunch {
     softmax_split_stats_kernel<T><<<blocks, 256, 0, a.stream>>>(x, g.stride, stats, w, plan.segments, seg);
     KB_CUDA_LAUNCH();
     // Launched overlapping the stats kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    KB_CUDA(launch_ex(softmax_split_write_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), x, g.stride, static_cast<const float2*>(stats),
-                      a.outputs[0].as<T>(), w, plan.segments, seg));
+    KB_CUDA(launch_ex(softmax_split_write_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), x, g.stride,
+                      static_cast<const float2*>(stats), a.outputs[0].as<T>(), w, plan.segments, seg));
   }
 };
 

@@ -321,8 +321,8 @@ struct SoftmaxBackwardKernels : PlanLaunch {
     const int w = static_cast<int>(g.width), seg = static_cast<int>(plan.segment);
     KB_CUDA(launch_ex(softmax_bwd_split_dot_kernel<T>, first_launch(blocks, 256), rows3(a), partial, w, plan.segments, seg));
     // Launched overlapping the dot kernel, as rmsnorm's split y kernel (rmsnorm.cu says what that gains).
-    KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), rows3(a), static_cast<const float*>(partial), w,
-                      plan.segments, seg));
+    KB_CUDA(launch_ex(softmax_bwd_split_write_kernel<T>, second({.grid = dim3(blocks), .block = dim3(256)}), rows3(a),
+                      static_cast<const float*>(partial), w, plan.segments, seg));
   }
 };
 
