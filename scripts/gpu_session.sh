@@ -28,9 +28,10 @@
 # EXPERIMENTS runs probe, spec, the tolerance probe and grids (see below; GRID_CONFIG names
 # another grid config than configs/grid.json). Extra kbench run
 # flags go in KBENCH_RUN_FLAGS; NCU_CHECK=1 sets the cupti timer against Nsight Compute;
-# MICROBENCH="mma_ceiling stream_mix dw_end cluster_residency" builds and runs those probes of scripts/*.cu (mma.sync's
+# MICROBENCH="mma_ceiling stream_mix dw_end cluster_residency pdl_split" builds and runs those probes of scripts/*.cu (mma.sync's
 # own rate; the two-read, one-write stream's designs and cache policies; what rmsnorm_backward's
-# dw end costs in wall time; how many clusters of each size are resident; MMA_CEILING=1 is MICROBENCH=mma_ceiling); TORCH_DUMP="OP:DTYPE:SHAPE ..." prints the Triton code torch.compile
+# dw end costs in wall time; how many clusters of each size are resident; where a split plan's
+# overlapped second kernel starts, by trigger placement and timer; MMA_CEILING=1 is MICROBENCH=mma_ceiling); TORCH_DUMP="OP:DTYPE:SHAPE ..." prints the Triton code torch.compile
 # generates for those cases (scripts/torch_kernel_dump.py); NCU_PROFILE profiles
 # chosen variants with Nsight Compute (below);
 # SASS=1 prints the SASS instruction mix of the gemm objects (HGMMA: wgmma on the fast path);
