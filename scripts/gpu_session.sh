@@ -179,7 +179,7 @@ if [ -n "${AB_PATCH:-}" ]; then
     done
   else
     tail -20 "$STEP_LOG"
-    echo "AB_PATCH: $AB_PATCH did not apply or build; nothing after it ran on it"
+    echo "AB_PATCH: $AB_PATCH did not apply or build; nothing after this is the patch's measurement"
   fi
 fi
 if [ -n "${TORCH_CONFIG:-}" ]; then
