@@ -17,11 +17,13 @@
 //   span        one pair queued behind a host-released gate kernel, from the first stats block's
 //               start to the last write block's end by %globaltimer (cupti's span, without CUPTI)
 // and, from the span's launch, where the write kernel's blocks started against the stats
-// kernel's last end: how many started before it (placed early), and when its last block
-// started after it (a second wave shows as a late last start).
-// Prediction from the reading: at 64x131072 pdl_early's last write block starts several us after
-// the stats kernel ends and pdl_late's does not; at 4x32769 both start every write block at
-// once. Not a kbench experiment: a probe, run by scripts/gpu_session.sh (MICROBENCH=pdl_split).
+// kernel's last end: how many started before it (placed early), when its last block started
+// after it (a second wave shows as a late last start), and the most of them one SM ran (blocks
+// placed early beside an uneven first grid may crowd some SMs).
+// Prediction from the reading: at 64x131072 (576 blocks: 5 on the busiest SMs) pdl_early's last
+// write block starts several us after the stats kernel ends, or some SM runs more than 5 write
+// blocks, and pdl_late's does neither; at 4x32769 (36 blocks) both start every write block
+// before the stats kernel ends. Not a kbench experiment: a probe, run by scripts/gpu_session.sh (MICROBENCH=pdl_split).
 // Cold: 192 MiB are written before each sample (3x a 60 MiB L2), and a sample's pairs read
 // inputs of their own. The write kernel's output is checked against a host softmax of one row
 // per shape, so that a fast wrong kernel shows.
@@ -41,6 +43,11 @@ __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
 }
 __device__ __forceinline__ void wait_for_previous_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 __device__ __forceinline__ void trigger_next_grid() { asm volatile("griddepcontrol.launch_dependents;"); }
@@ -66,7 +73,7 @@ __device__ Stats block_merge(Stats v, Stats* scratch) {
   return scratch[0];
 }
 
-// stamps: start and end of each block, or null (the timed launches do not stamp).
+// stamps: start, end and SM of each block (3 a block), or null (the timed launches do not stamp).
 __global__ void __launch_bounds__(kThreads) stats_kernel(const float* x, Stats* stats, int width, int segments,
                                                          int segment, bool trigger_early,
                                                          unsigned long long* stamps) {
@@ -81,7 +88,10 @@ __global__ void __launch_bounds__(kThreads) stats_kernel(const float* x, Stats* 
   for (int i = begin + threadIdx.x; i < end; i += kThreads) st = merge(st, {xr[i], 1.0f});
   st = block_merge(st, scratch);
   if (threadIdx.x == 0) stats[blockIdx.x] = st;
-  if (stamps && threadIdx.x == 0) stamps[2 * blockIdx.x] = t0, stamps[2 * blockIdx.x + 1] = global_ns();
+  if (stamps && threadIdx.x == 0) {
+    stamps[3 * blockIdx.x] = t0, stamps[3 * blockIdx.x + 1] = global_ns();
+    stamps[3 * blockIdx.x + 2] = sm_id();
+  }
 }
 
 __global__ void __launch_bounds__(kThreads) write_kernel(const float* x, const Stats* stats, float* y, int width,
@@ -99,7 +109,10 @@ __global__ void __launch_bounds__(kThreads) write_kernel(const float* x, const S
   float* yr = y + row * width;
 #pragma unroll 4
   for (int i = begin + threadIdx.x; i < end; i += kThreads) yr[i] = __expf(xr[i] - st.m) * inv;
-  if (stamps && threadIdx.x == 0) stamps[2 * blockIdx.x] = t0, stamps[2 * blockIdx.x + 1] = global_ns();
+  if (stamps && threadIdx.x == 0) {
+    stamps[3 * blockIdx.x] = t0, stamps[3 * blockIdx.x + 1] = global_ns();
+    stamps[3 * blockIdx.x + 2] = sm_id();
+  }
 }
 
 // Holds the stream until the host sets *flag, so that what is queued behind it starts at once.
@@ -141,7 +154,7 @@ void launch_pair(Way way, const Shape& s, const float* x, Stats* stats, float* y
   config.attrs = way == Way::serial ? nullptr : &attr;
   config.numAttrs = way == Way::serial ? 0 : 1;
   CHECK(cudaLaunchKernelEx(&config, write_kernel, x, static_cast<const Stats*>(stats), y, s.width, s.segments,
-                           s.segment, stamps ? stamps + 2 * s.blocks() : nullptr));
+                           s.segment, stamps ? stamps + 3 * s.blocks() : nullptr));
 }
 
 double median(std::vector<double> v) {
@@ -160,7 +173,7 @@ int main() {
   CHECK(cudaMalloc(&x, pool * 4));
   CHECK(cudaMalloc(&y, pool * 4));
   CHECK(cudaMalloc(&stats, 1 << 20));
-  CHECK(cudaMalloc(&stamps, 4 * 4096 * 8));
+  CHECK(cudaMalloc(&stamps, 6 * 4096 * 8));
   CHECK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
   int* flag_dev;
   CHECK(cudaHostGetDevicePointer(&flag_dev, flag, 0));
@@ -201,8 +214,8 @@ int main() {
       checked += line;
     }
     std::printf("check %dx%d, row 0 against a host softmax, max |y - ref| * sum:%s\n", rows, width, checked.c_str());
-    std::printf("%-10s %-10s %6s | %8s %8s %8s | %12s %14s\n", "shape", "way", "blocks", "stream", "graph", "span",
-                "write early", "write last +us");
+    std::printf("%-10s %-10s %6s | %8s %8s %8s | %12s %14s %14s\n", "shape", "way", "blocks", "stream", "graph",
+                "span", "write early", "write last +us", "write max/SM");
     cudaGraphExec_t graphs[3];
     for (int w = 0; w < 3; ++w) {
       cudaGraph_t g;
@@ -238,32 +251,36 @@ int main() {
         launch_pair(ways[w], s, x + set(kLaunches), stats, y + set(kLaunches), stream, stamps);
         *reinterpret_cast<volatile int*>(flag) = 1;
         CHECK(cudaStreamSynchronize(stream));
-        std::vector<unsigned long long> st(4 * s.blocks());
+        std::vector<unsigned long long> st(6 * s.blocks());
         CHECK(cudaMemcpy(st.data(), stamps, st.size() * 8, cudaMemcpyDeviceToHost));
         const unsigned n = s.blocks();
         unsigned long long first = ~0ull, stats_end = 0, write_end = 0, write_last_start = 0;
         unsigned early = 0;
-        for (unsigned i = 0; i < n; ++i) first = std::min(first, st[2 * i]), stats_end = std::max(stats_end, st[2 * i + 1]);
-        for (unsigned i = 0; i < n; ++i) {
-          write_end = std::max(write_end, st[2 * (n + i) + 1]);
-          write_last_start = std::max(write_last_start, st[2 * (n + i)]);
-          early += st[2 * (n + i)] < stats_end;
+        std::vector<unsigned> per_sm(sms, 0);  // the write kernel's blocks on each SM
+        for (unsigned i = 0; i < n; ++i) first = std::min(first, st[3 * i]), stats_end = std::max(stats_end, st[3 * i + 1]);
+        for (unsigned i = n; i < 2 * n; ++i) {
+          write_end = std::max(write_end, st[3 * i + 1]);
+          write_last_start = std::max(write_last_start, st[3 * i]);
+          early += st[3 * i] < stats_end;
+          if (st[3 * i + 2] < per_sm.size()) ++per_sm[st[3 * i + 2]];
         }
         t[w][2].push_back((write_end - first) / 1e3);
         if (round == kRounds - 1) {
           char shape[32];
           std::snprintf(shape, sizeof shape, "%dx%d", rows, width);
-          std::printf("%-10s %-10s %6u | %8.2f %8.2f %8.2f | %12u %14.2f\n", shape, name(ways[w]), n, median(t[w][0]),
-                      median(t[w][1]), median(t[w][2]), early,
-                      (static_cast<double>(write_last_start) - static_cast<double>(stats_end)) / 1e3);
+          std::printf("%-10s %-10s %6u | %8.2f %8.2f %8.2f | %12u %14.2f %14u\n", shape, name(ways[w]), n,
+                      median(t[w][0]), median(t[w][1]), median(t[w][2]), early,
+                      (static_cast<double>(write_last_start) - static_cast<double>(stats_end)) / 1e3,
+                      *std::max_element(per_sm.begin(), per_sm.end()));
         }
       }
     for (auto& g : graphs) CHECK(cudaGraphExecDestroy(g));
   }
   std::printf("\nstream, graph: us a pair (median of %d samples of %d pairs, cold); span: us from the first stats"
               " block's start to the last write block's end, one pair behind a gate (median of %d); write early:"
-              " write blocks started before the stats kernel's last end, and write last: the last write block's start"
-              " after that end, in us (the last round's pair)\n",
+              " write blocks started before the stats kernel's last end; write last: the last write block's start"
+              " after that end, in us; write max/SM: the most write blocks one SM ran (an even spread is the blocks"
+              " over the SMs, rounded up; the last round's pair)\n",
               kRounds, kLaunches, kRounds);
   return 0;
 }
