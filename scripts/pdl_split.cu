@@ -22,8 +22,8 @@
 // placed early beside an uneven first grid may crowd some SMs).
 // Prediction from the reading: at 64x131072 (576 blocks: 5 on the busiest SMs) pdl_early's last
 // write block starts several us after the stats kernel ends, or some SM runs more than 5 write
-// blocks, and pdl_late's does neither; at 4x32769 (36 blocks) both start every write block
-// before the stats kernel ends. Not a kbench experiment: a probe, run by scripts/gpu_session.sh (MICROBENCH=pdl_split).
+// blocks, and pdl_late's does neither; at 4x32769 (36 blocks) pdl_early starts all 36 write
+// blocks before the stats kernel ends. Not a kbench experiment: a probe, run by scripts/gpu_session.sh (MICROBENCH=pdl_split).
 // Cold: 192 MiB are written before each sample (3x a 60 MiB L2), and a sample's pairs read
 // inputs of their own. The write kernel's output is checked against a host softmax of one row
 // per shape, so that a fast wrong kernel shows.
